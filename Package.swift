@@ -1,0 +1,23 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "RJIterator",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "RJIterator", targets: ["RJIterator"]),
+    ],
+    targets: [
+        // Stacks and context switches: the only code that knows about registers.
+        .target(name: "CRJContext", path: "Sources/CRJContext"),
+        // Generators (typed and seed-compatible) on top of the C core.
+        .target(name: "RJIterator", dependencies: ["CRJContext"], path: "Sources/RJIterator"),
+        .executableTarget(name: "bench", dependencies: ["RJIterator", "CRJContext"], path: "Benchmarks/bench"),
+        // A tiny program the tests run in a child process, for behaviour that ends a process
+        // (stack overflow, a body error in for-in) or writes to stderr.
+        .executableTarget(name: "rj-probe", dependencies: ["RJIterator"], path: "Tests/RJProbe"),
+        .testTarget(name: "RJIteratorTests", dependencies: ["RJIterator", "CRJContext", "rj-probe"],
+                    path: "Tests/RJIteratorTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,105 @@
+/*
+ * Context switch for arm64, AAPCS64 (Linux, macOS), ELF or Mach-O.
+ *
+ * void rj_switch(void **from_sp, void *to_sp)      x0 = from_sp, x1 = to_sp
+ *
+ * Saves exactly the callee-saved registers: x19-x28, the frame pointer x29,
+ * the link register x30 (the resume point) and the low halves d8-d15 of
+ * v8-v15. x18 is the platform register and is left alone.
+ *
+ * Frame left on the suspended stack (sp points at offset 0x00):
+ *
+ *   offset | contents
+ *   -------+---------------------------------------------
+ *    0x00  | d8   | d9
+ *    0x10  | d10  | d11
+ *    0x20  | d12  | d13
+ *    0x30  | d14  | d15
+ *    0x40  | x19  | x20      (new coroutine: x19 = the rj_coro pointer)
+ *    0x50  | x21  | x22
+ *    0x60  | x23  | x24
+ *    0x70  | x25  | x26
+ *    0x80  | x27  | x28
+ *    0x90  | x29  | x30      (new coroutine: 0 and rj_trampoline)
+ *
+ * 0xa0 bytes, a multiple of 16 as sp requires; rj_coro_create (rj_context.c)
+ * writes the same frame by hand for a coroutine that has never run.
+ */
+#if defined(__aarch64__) && !(defined(RJ_CONTEXT_UCONTEXT) && RJ_CONTEXT_UCONTEXT)
+
+#if defined(__APPLE__)
+#  define SYM(name) _##name
+#  define HIDDEN(name) .private_extern SYM(name)
+#  define TYPE(name)
+#  define SIZE(name)
+#else
+#  define SYM(name) name
+#  define HIDDEN(name) .hidden SYM(name)
+#  define TYPE(name) .type SYM(name), %function
+#  define SIZE(name) .size SYM(name), .-SYM(name)
+#endif
+
+    .text
+    .globl SYM(rj_switch)
+    HIDDEN(rj_switch)
+    TYPE(rj_switch)
+    .p2align 4
+SYM(rj_switch):
+    .cfi_startproc
+    sub     sp, sp, #0xa0
+    .cfi_adjust_cfa_offset 0xa0
+    stp     d8,  d9,  [sp, #0x00]
+    stp     d10, d11, [sp, #0x10]
+    stp     d12, d13, [sp, #0x20]
+    stp     d14, d15, [sp, #0x30]
+    stp     x19, x20, [sp, #0x40]
+    stp     x21, x22, [sp, #0x50]
+    stp     x23, x24, [sp, #0x60]
+    stp     x25, x26, [sp, #0x70]
+    stp     x27, x28, [sp, #0x80]
+    stp     x29, x30, [sp, #0x90]
+
+    mov     x9, sp
+    str     x9, [x0]            /* *from_sp = sp */
+    mov     sp, x1              /* now on the other stack */
+
+    ldp     d8,  d9,  [sp, #0x00]
+    ldp     d10, d11, [sp, #0x10]
+    ldp     d12, d13, [sp, #0x20]
+    ldp     d14, d15, [sp, #0x30]
+    ldp     x19, x20, [sp, #0x40]
+    ldp     x21, x22, [sp, #0x50]
+    ldp     x23, x24, [sp, #0x60]
+    ldp     x25, x26, [sp, #0x70]
+    ldp     x27, x28, [sp, #0x80]
+    ldp     x29, x30, [sp, #0x90]
+    add     sp, sp, #0xa0
+    ret
+    .cfi_endproc
+    SIZE(rj_switch)
+
+/*
+ * First code a new coroutine runs: rj_switch's `ret` lands here with x19 = the
+ * rj_coro pointer and x29 = 0. The link register is marked undefined so that
+ * unwinders and debuggers stop at the base of the coroutine's stack.
+ */
+    .globl SYM(rj_trampoline)
+    HIDDEN(rj_trampoline)
+    TYPE(rj_trampoline)
+    .p2align 4
+SYM(rj_trampoline):
+    .cfi_startproc
+    .cfi_undefined x30
+    mov     x0, x19
+    mov     x29, #0
+    mov     x30, #0
+    bl      SYM(rj_coro_main)   /* never returns */
+    brk     #0
+    .cfi_endproc
+    SIZE(rj_trampoline)
+
+#endif
+
+#if defined(__linux__) && defined(__ELF__)
+    .section .note.GNU-stack,"",%progbits
+#endif

@@ -1,0 +1,135 @@
+import CRJContext
+
+/// A stackful generator: a body that runs on its own stack and hands values out with `yield`,
+/// from any depth of calls, resuming where it left off on the next call.
+///
+/// The semantics follow ES6 generators and Python's (this list decides where they differ):
+/// - Nothing runs until the first `next`; the input of that first `next` is ignored.
+///   `yield` returns the input of the `next` that resumed it.
+/// - When the body returns `r`, that call gives `.returned(r)`, and so does every later one.
+///   When the body throws, that call throws the error, and every later one throws it again.
+/// - ``throw(_:)`` makes the suspended `yield` throw; ``return(_:)`` makes it throw a private
+///   exit signal, so `defer` blocks and `catch` clauses run before the generator completes.
+/// - Releasing a suspended generator closes it the same way: its `defer`s run and everything
+///   its stack holds is released.
+///
+/// ```swift
+/// let fib = Generator<Int, Void, Void> { y in
+///     var (a, b) = (0, 1)
+///     while true { try y.yield(a); (a, b) = (b, a + b) }
+/// }
+/// for x in fib.prefix(5) { print(x) }   // 0 1 1 2 3
+///
+/// let echo = Generator<String, Int, String> { y in
+///     let n = try y.yield("first")       // n is the input of the second next
+///     return "got \(n)"
+/// }
+/// _ = try echo.next(0)                    // .yielded("first"); the 0 is ignored
+/// _ = try echo.next(42)                   // .returned("got 42")
+/// ```
+///
+/// Threads: a generator runs on the thread that calls `next`, `return` or `throw`, until the
+/// body yields or ends. A suspended generator may be resumed on any thread, one call at a
+/// time; a second call while one runs throws ``GeneratorError/alreadyRunning``. The type is
+/// not `Sendable` (its body and values need not be): to hand one to another thread, vouch
+/// for it yourself (for example `nonisolated(unsafe)`), as with any non-`Sendable` value.
+public final class Generator<Element, Input, Return> {
+    let core: GeneratorCore<Element, Input, Return>
+
+    /// Makes a generator; nothing of `body` runs until the first ``next(_:)``.
+    ///
+    /// - Parameters:
+    ///   - stackSize: usable bytes of the body's stack; `nil` takes
+    ///     ``RJRuntime/defaultStackSize`` (256 KiB). At least ``RJRuntime/minimumStackSize``.
+    ///     The stack is allocated when the body first runs and committed page by page.
+    ///   - body: the generator's code. Call `yield` on the ``Yielder`` it receives, from the
+    ///     body or from any function it calls.
+    public init(stackSize: Int? = nil, _ body: @escaping (Yielder<Element, Input>) throws -> Return) {
+        if let stackSize {
+            precondition(
+                stackSize >= RJRuntime.minimumStackSize,
+                "RJIterator: stackSize \(stackSize) is below the minimum of \(RJRuntime.minimumStackSize) bytes; "
+                    + "pass at least \(RJRuntime.minimumStackSize / 1024) KiB")
+        }
+        core = GeneratorCore(stackSize: stackSize ?? 0, tag: CoroutineTag.generator, body: body)
+    }
+
+    deinit {
+        core.closeOnRelease()
+    }
+
+    /// Resumes the body, which runs until its next `yield` or its end.
+    ///
+    /// - Parameter input: what the suspended `yield` returns (ignored by the first call).
+    /// - Returns: `.yielded(value)` or, once the body has returned, `.returned(value)`.
+    /// - Throws: the body's error (again on every later call), or
+    ///   ``GeneratorError/alreadyRunning`` if the generator is running.
+    ///
+    /// ```swift
+    /// let g = Generator<Int, Int, Void> { y in var total = 0; while true { total += try y.yield(total) } }
+    /// _ = try g.next(0)   // .yielded(0)
+    /// _ = try g.next(5)   // .yielded(5)
+    /// ```
+    @discardableResult
+    public func next(_ input: Input) throws -> GeneratorStep<Element, Return> {
+        try core.perform(.next(input))
+    }
+
+    /// Finishes the generator early with `value`: the suspended `yield` throws a private exit
+    /// signal, so pending `defer` blocks and `catch` clauses run, then the generator completes
+    /// with `.returned(value)`.
+    ///
+    /// If the body catches the signal and returns a value of its own, that value is the result;
+    /// if it yields again, that is the result and the generator stays suspended (as in ES6).
+    /// A generator that never started completes at once. A completed one keeps its outcome:
+    /// the call reports it as `next` would.
+    ///
+    /// ```swift
+    /// let g = Generator<Int, Void, String> { y in defer { print("cleanup") }; try y.yield(1); return "end" }
+    /// _ = try g.next()
+    /// _ = try g.return("early")   // prints "cleanup", gives .returned("early")
+    /// ```
+    @discardableResult
+    public func `return`(_ value: Return) throws -> GeneratorStep<Element, Return> {
+        try core.perform(.returning(value))
+    }
+
+    /// Throws `error` into the body at its suspended `yield`. The body may catch it and yield
+    /// again (that value is the result) or end. On a generator that never started, the
+    /// generator completes and `error` is thrown out (and again by every later call). A
+    /// completed generator keeps its outcome: the call reports it as `next` would.
+    ///
+    /// ```swift
+    /// struct Stop: Error {}
+    /// let g = Generator<Int, Void, Int> { y in
+    ///     do { try y.yield(1) } catch is Stop { return -1 }
+    ///     return 0
+    /// }
+    /// _ = try g.next()
+    /// _ = try g.throw(Stop())   // .returned(-1)
+    /// ```
+    @discardableResult
+    public func `throw`(_ error: any Error) throws -> GeneratorStep<Element, Return> {
+        try core.perform(.throwing(error))
+    }
+
+    /// Where the generator is in its life; see ``GeneratorState``. Safe to read from any thread.
+    public var state: GeneratorState { core.state }
+
+    /// The context-switch backend in use, for example `"fast (x86_64 sysv)"`; the same as
+    /// ``RJRuntime/contextBackend``.
+    public static var contextBackend: String { RJRuntime.contextBackend }
+}
+
+extension Generator where Input == Void {
+    /// Resumes the body; the same as `next(())`.
+    ///
+    /// ```swift
+    /// let g = Generator<Int, Void, Void> { y in try y.yield(1) }
+    /// try g.next()   // .yielded(1)
+    /// ```
+    @discardableResult
+    public func next() throws -> GeneratorStep<Element, Return> {
+        try core.perform(.next(()))
+    }
+}

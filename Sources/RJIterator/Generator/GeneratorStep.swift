@@ -1,0 +1,84 @@
+/// What one call to ``Generator/next(_:)``, ``Generator/return(_:)`` or ``Generator/throw(_:)``
+/// produced: a yielded value (the body is suspended) or the body's return value (it is done).
+///
+/// ```swift
+/// switch try gen.next() {
+/// case .yielded(let x): print("got", x)
+/// case .returned(let r): print("done with", r)
+/// }
+/// ```
+public enum GeneratorStep<Element, Return> {
+    /// The body called `yield(value)` and is suspended there.
+    case yielded(Element)
+    /// The body returned this value; the generator is completed.
+    case returned(Return)
+
+    /// The yielded value, or `nil` once the generator has returned.
+    public var yieldedValue: Element? {
+        if case .yielded(let value) = self { return value }
+        return nil
+    }
+
+    /// The return value, or `nil` while the generator is still yielding.
+    public var returnedValue: Return? {
+        if case .returned(let value) = self { return value }
+        return nil
+    }
+}
+
+extension GeneratorStep: Equatable where Element: Equatable, Return: Equatable {}
+extension GeneratorStep: Sendable where Element: Sendable, Return: Sendable {}
+
+/// Where a generator is in its life.
+///
+/// ```swift
+/// let gen = Generator<Int, Void, Void> { y in try y.yield(1) }
+/// gen.state            // .created
+/// _ = try gen.next()   // .suspended
+/// _ = try gen.next()   // .completed
+/// ```
+public enum GeneratorState: Sendable, Equatable {
+    /// Made, never resumed: nothing of the body has run and no stack is held.
+    case created
+    /// Stopped at a `yield`, waiting for the next resume.
+    case suspended
+    /// Running on some thread right now; resuming it again throws ``GeneratorError/alreadyRunning``.
+    case running
+    /// Returned, threw, or was closed; every later call reports the same outcome.
+    case completed
+}
+
+/// Errors the generator machinery itself throws (errors of the body pass through unchanged).
+///
+/// ```swift
+/// do { _ = try gen.next() } catch GeneratorError.alreadyRunning { ... }
+/// ```
+public enum GeneratorError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `next`, `return` or `throw` was called on a generator that is running: from inside its
+    /// own body, or from a second thread while a first one runs it. Resume it only after the
+    /// running call has returned.
+    case alreadyRunning
+    /// No stack could be allocated when the generator first ran; the message names the cause
+    /// and the setting to change.
+    case stackAllocationFailed(String)
+    /// The generator was closed by a delegating generator (`yieldAll`) that was itself closed,
+    /// so it has no return value to report.
+    case closed
+    /// `yieldAll` was given a generator that is already suspended at a `yield` and whose
+    /// `Input` is not `Void`, so there is no input to resume it with. Delegate to a fresh
+    /// generator, or resume it yourself first.
+    case delegateAlreadyStarted
+
+    public var description: String {
+        switch self {
+        case .alreadyRunning:
+            return "RJIterator: the generator is already running; resume it only after the running call returns"
+        case .stackAllocationFailed(let message):
+            return message
+        case .closed:
+            return "RJIterator: the generator was closed and has no return value"
+        case .delegateAlreadyStarted:
+            return "RJIterator: yieldAll needs a generator that has not started (or one with Input == Void)"
+        }
+    }
+}

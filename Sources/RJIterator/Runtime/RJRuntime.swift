@@ -1,0 +1,82 @@
+import CRJContext
+
+/// Process-wide settings and statistics of the context layer under every generator.
+///
+/// All members are thread-safe: settings are read when a generator first runs, so a
+/// change affects the generators that start afterwards.
+///
+/// ```swift
+/// RJRuntime.defaultStackSize = 64 * 1024   // small bodies, many generators
+/// print(RJRuntime.contextBackend)          // "fast (x86_64 sysv)"
+/// ```
+public enum RJRuntime {
+    /// The context-switch backend new generators use: `"fast (x86_64 sysv)"`,
+    /// `"fast (arm64 aapcs64)"` or `"ucontext"` (the portable one, chosen at build time with
+    /// `-Xcc -DRJ_CONTEXT_UCONTEXT=1`, or on other architectures).
+    public static var contextBackend: String {
+        String(cString: rj_backend_name(rj_default_backend()))
+    }
+
+    /// Whether the assembly backend is compiled into this build.
+    public static var fastBackendAvailable: Bool { rj_fast_backend_available() != 0 }
+
+    /// Usable stack size, in bytes, of a generator created without `stackSize:`.
+    /// 256 KiB unless changed; values below ``minimumStackSize`` are raised to it.
+    /// Stacks are committed lazily, so a large value costs address space, not memory.
+    public static var defaultStackSize: Int {
+        get { Int(rj_default_stack_size()) }
+        set {
+            precondition(newValue > 0, "RJIterator: defaultStackSize must be positive, got \(newValue)")
+            rj_set_default_stack_size(size_t(newValue))
+        }
+    }
+
+    /// The smallest `stackSize` a generator accepts (16 KiB).
+    public static var minimumStackSize: Int { Int(rj_min_stack_size()) }
+
+    /// Bytes of inaccessible guard below every stack; running into it stops the program with
+    /// `RJIterator: generator stack overflow ...`.
+    public static var guardSize: Int { Int(rj_guard_size()) }
+
+    /// How many freed default-size stacks are kept for reuse (64 unless changed).
+    public static var stackPoolLimit: Int {
+        get { Int(rj_stack_pool_limit()) }
+        set {
+            precondition(newValue >= 0, "RJIterator: stackPoolLimit must not be negative, got \(newValue)")
+            rj_set_stack_pool_limit(size_t(newValue))
+        }
+    }
+
+    /// How many pooled stacks keep their memory (16 unless changed); the others give their
+    /// pages back to the system (`MADV_DONTNEED`) when they enter the pool.
+    public static var stackPoolResidentLimit: Int {
+        get { Int(rj_stack_pool_resident_limit()) }
+        set {
+            precondition(newValue >= 0, "RJIterator: stackPoolResidentLimit must not be negative, got \(newValue)")
+            rj_set_stack_pool_resident_limit(size_t(newValue))
+        }
+    }
+
+    /// Unmaps every pooled stack.
+    public static func drainStackPool() { rj_stack_pool_drain() }
+
+    /// Stacks currently held by generators (started and not yet finished or released).
+    public static var liveStackCount: Int { Int(rj_stats_live_stacks()) }
+
+    /// Stacks waiting in the pool.
+    public static var pooledStackCount: Int { Int(rj_stats_pooled_stacks()) }
+
+    /// Stacks mapped in all (live and pooled).
+    public static var mappedStackCount: Int { Int(rj_stats_mapped_stacks()) }
+
+    /// Whether guard pages are installed with `MADV_GUARD_INSTALL` (Linux 6.13+, one memory
+    /// map area per stack) rather than `mprotect` (two areas per stack).
+    public static var guardUsesMadvise: Bool { rj_guard_uses_madvise() != 0 }
+
+    /// Makes generators created from now on use the portable `ucontext` backend (`true`) or the
+    /// build's default (`false`). For benchmarks and tests that compare the two in one process.
+    public static func useUContextBackend(_ on: Bool) {
+        // Asking for the fast backend where it is not compiled in is ignored by the C core.
+        rj_set_default_backend(on ? RJ_BACKEND_UCONTEXT : RJ_BACKEND_FAST)
+    }
+}

@@ -1,0 +1,22 @@
+/// The result of one step of an ``RJIterator`` (and, later, of `rj_await`), as in the
+/// original RJIterator: the value, an error, and whether the iteration is over.
+///
+/// ```swift
+/// let r = it.next()
+/// print("value: \(r.value ?? "nil"), done: \(r.done)")
+/// ```
+public struct RJResult {
+    /// The value yielded, or the body's return value once `done`.
+    public var value: Any?
+    /// An error, if the step failed (for an iterator: misuse such as resuming it from inside
+    /// its own body, or no stack to run it on).
+    public var error: (any Error)?
+    /// `true` once the body has returned; every later `next` gives the same result.
+    public var done: Bool
+
+    public init(value: Any? = nil, error: (any Error)? = nil, done: Bool = false) {
+        self.value = value
+        self.error = error
+        self.done = done
+    }
+}

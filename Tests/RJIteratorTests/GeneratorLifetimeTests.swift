@@ -1,0 +1,119 @@
+import XCTest
+
+@testable import RJIterator
+
+final class GeneratorLifetimeTests: XCTestCase {
+    func testReleasingSuspendedGeneratorRunsDefersAndReleasesStack() throws {
+        let liveBefore = RJRuntime.liveStackCount
+        let trackedBefore = Tracked.count
+        var log: [String] = []
+        do {
+            let gen = Generator<Int, Void, Void> { y in
+                let held = Tracked()
+                defer { log.append("defer"); withExtendedLifetime(held) {} }
+                try y.yield(1)
+                try y.yield(2)
+            }
+            XCTAssertEqual(try gen.next().yieldedValue, 1)
+            XCTAssertEqual(Tracked.count, trackedBefore + 1)
+            XCTAssertEqual(RJRuntime.liveStackCount, liveBefore + 1)
+        }
+        XCTAssertEqual(log, ["defer"])
+        XCTAssertEqual(Tracked.count, trackedBefore, "objects on the suspended stack are released")
+        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore, "the stack went back")
+    }
+
+    func testSuspendedBodyDoesNotKeepGeneratorAlive() throws {
+        weak var weakGen: Generator<Int, Void, Void>?
+        do {
+            let gen = Generator<Int, Void, Void> { y in try y.yield(1); try y.yield(2) }
+            weakGen = gen
+            _ = try gen.next()
+        }
+        XCTAssertNil(weakGen)
+    }
+
+    func testCompletedGeneratorGivesStackBackAtOnce() throws {
+        let liveBefore = RJRuntime.liveStackCount
+        let gen = Generator<Int, Void, Int> { y in try y.yield(1); return 2 }
+        _ = try gen.next()
+        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore + 1)
+        _ = try gen.next()
+        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
+        XCTAssertEqual(gen.state, .completed)
+    }
+
+    func testUnstartedGeneratorHoldsNoStack() {
+        let liveBefore = RJRuntime.liveStackCount
+        let gens = (0..<100).map { i in Generator<Int, Void, Void> { y in try y.yield(i) } }
+        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
+        XCTAssertEqual(gens.count, 100)
+    }
+
+    func testStacksAreReusedFromThePool() throws {
+        RJRuntime.drainStackPool()
+        let mappedBefore = RJRuntime.mappedStackCount
+        for i in 0..<200 {
+            let gen = Generator<Int, Void, Void> { y in try y.yield(i) }
+            XCTAssertEqual(try gen.next().yieldedValue, i)
+        }
+        XCTAssertLessThanOrEqual(RJRuntime.mappedStackCount, mappedBefore + 1, "one stack serves them all")
+        XCTAssertGreaterThanOrEqual(RJRuntime.pooledStackCount, 1)
+    }
+
+    func testPoolIsBoundedAndDrainable() throws {
+        RJRuntime.drainStackPool()
+        let savedLimit = RJRuntime.stackPoolLimit
+        defer { RJRuntime.stackPoolLimit = savedLimit }
+        RJRuntime.stackPoolLimit = 4
+        var gens: [Generator<Int, Void, Void>] = []
+        for i in 0..<10 {
+            let gen = Generator<Int, Void, Void> { y in try y.yield(i) }
+            _ = try gen.next()
+            gens.append(gen)
+        }
+        gens.removeAll()
+        XCTAssertEqual(RJRuntime.pooledStackCount, 4)
+        RJRuntime.drainStackPool()
+        XCTAssertEqual(RJRuntime.pooledStackCount, 0)
+    }
+
+    func testCustomStackSizeIsHonoured() throws {
+        var depthReached = 0
+        func recurse(_ n: Int) -> Int {
+            var pad = (n, n, n, n, n, n, n, n)  // ~64 bytes a frame at least
+            withUnsafeMutableBytes(of: &pad) { _ in }
+            depthReached = n
+            return n == 0 ? 0 : recurse(n - 1) + 1
+        }
+        let gen = Generator<Int, Void, Int>(stackSize: 4 << 20) { _ in recurse(20_000) }
+        XCTAssertEqual(try gen.next(), .returned(20_000))
+        XCTAssertEqual(depthReached, 0)
+    }
+
+    func testImpossibleStackSizeThrowsClearError() {
+        let gen = Generator<Int, Void, Void>(stackSize: Int.max / 2) { y in try y.yield(1) }
+        XCTAssertThrowsError(try gen.next()) { error in
+            guard case .stackAllocationFailed(let message)? = error as? GeneratorError else {
+                return XCTFail("unexpected \(error)")
+            }
+            XCTAssertTrue(message.hasPrefix("RJIterator: cannot allocate a generator stack"), message)
+            XCTAssertTrue(message.contains("stackSize"), message)
+        }
+        XCTAssertEqual(gen.state, .created)
+    }
+
+    func testManyLiveGeneratorsAtOnce() throws {
+        let liveBefore = RJRuntime.liveStackCount
+        var gens: [Generator<Int, Void, Void>] = []
+        for i in 0..<5_000 {
+            let g = Generator<Int, Void, Void>(stackSize: 16 * 1024) { y in try y.yield(i); try y.yield(-i) }
+            XCTAssertEqual(try g.next().yieldedValue, i)
+            gens.append(g)
+        }
+        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore + 5_000)
+        for (i, g) in gens.enumerated() { XCTAssertEqual(try g.next().yieldedValue, -i) }
+        gens.removeAll()
+        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
+    }
+}

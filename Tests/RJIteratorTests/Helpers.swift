@@ -1,0 +1,50 @@
+import Foundation
+import XCTest
+
+@testable import RJIterator
+
+struct TestError: Error, Equatable {
+    let code: Int
+}
+
+/// Moves a non-Sendable value to another thread in a test that makes sure the two threads
+/// never touch it at once (what a generator's user vouches for).
+final class UnsafeTransfer<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// Records events from several threads.
+final class Log: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func add(_ s: String) { lock.withLock { items.append(s) } }
+    var all: [String] { lock.withLock { items } }
+}
+
+/// Counts live instances, to prove a stack's references are released.
+final class Tracked {
+    nonisolated(unsafe) static var alive = 0
+    static let lock = NSLock()
+    init() { Tracked.lock.withLock { Tracked.alive += 1 } }
+    deinit { Tracked.lock.withLock { Tracked.alive -= 1 } }
+    static var count: Int { lock.withLock { alive } }
+}
+
+/// Runs `body` on a new thread and waits for it.
+func onOtherThread(_ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        body()
+        done.signal()
+    }
+    thread.stackSize = 1 << 20
+    thread.start()
+    done.wait()
+}
+
+func yieldedValues<E, R>(_ gen: Generator<E, Void, R>) throws -> [E] {
+    var out: [E] = []
+    while case .yielded(let x) = try gen.next() { out.append(x) }
+    return out
+}
