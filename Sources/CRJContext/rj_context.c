@@ -118,6 +118,7 @@ rj_coro *rj_coro_create(size_t stack_size, rj_coro_entry entry, void *arg) {
     }
     rj_coro *c = rj_stack_acquire(stack_size);
     if (!c) return NULL;
+    c->requested_size = stack_size;
     c->entry = entry;
     c->arg = arg;
     c->owner = NULL;

@@ -76,6 +76,7 @@ struct rj_coro {
     size_t map_size;
     char *stack_lo;            /* lowest usable byte, just above the guard */
     char *stack_hi;            /* one past the highest usable byte (this header) */
+    size_t requested_size;     /* the stack size asked for, as messages report it */
     rj_coro *pool_next;
 #if defined(RJ_USE_VALGRIND) && RJ_USE_VALGRIND
     unsigned valgrind_id;

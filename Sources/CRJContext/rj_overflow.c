@@ -76,7 +76,7 @@ static void rj_fault_handler(int sig, siginfo_t *info, void *uctx) {
         static const char tail[] = " KiB); create the generator with a larger stackSize\n";
         memcpy(msg + n, head, sizeof head - 1);
         n += sizeof head - 1;
-        n += rj_format_unsigned(msg + n, (size_t)(c->stack_hi - c->stack_lo) / 1024);
+        n += rj_format_unsigned(msg + n, c->requested_size / 1024);
         memcpy(msg + n, tail, sizeof tail - 1);
         n += sizeof tail - 1;
         rj_write_all(msg, n);

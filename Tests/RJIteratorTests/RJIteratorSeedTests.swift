@@ -1,0 +1,139 @@
+import XCTest
+
+@testable import RJIterator
+
+private func talk(_ name: Any?) -> Any? {
+    var cmd = ""
+    repeat {
+        rj_yield("Hello \(name ?? ""), How are you?")
+        rj_yield("Today is Friday")
+        rj_yield("So yestday is Thursday")
+        rj_yield("And tomorrow is Saturday")
+        cmd = rj_yield("Over") as? String ?? ""
+    } while cmd == "again"
+    return "==talk done=="
+}
+
+private func count_1_3(_: Any?) -> Any? {
+    rj_yield(1)
+    rj_yield(2)
+    return 3
+}
+private func count_4_6(_: Any?) -> Any? {
+    rj_yield(4)
+    rj_yield(5)
+    return 6
+}
+private func count_7_9(_: Any?) -> Any? {
+    rj_yield(7)
+    rj_yield(8)
+    return 9
+}
+private func count(_: Any?) -> Any? {
+    rj_yield(RJIterator(withFunc: count_1_3, arg: nil))
+    rj_yield(RJIterator(withFunc: count_4_6, arg: nil))
+    rj_yield(RJIterator(withFunc: count_7_9, arg: nil))
+    return nil
+}
+
+final class RJIteratorSeedTests: XCTestCase {
+    private func values(_ it: RJIterator, _ n: Int) -> [String] {
+        (0..<n).map { _ in
+            let r = it.next()
+            return "\(r.value ?? "nil")|\(r.done)"
+        }
+    }
+
+    func testTalkExample() {
+        let it = RJIterator(withFunc: talk, arg: "乌卡卡")
+        XCTAssertEqual(values(it, 7), [
+            "Hello 乌卡卡, How are you?|false",
+            "Today is Friday|false",
+            "So yestday is Thursday|false",
+            "And tomorrow is Saturday|false",
+            "Over|false",
+            "==talk done==|true",
+            "==talk done==|true",
+        ])
+    }
+
+    func testTalkAgainRestartsTheTalk() {
+        let it = RJIterator(withFunc: talk, arg: "乌卡卡")
+        _ = values(it, 5)
+        let r = it.next("again")
+        XCTAssertEqual(r.value as? String, "Hello 乌卡卡, How are you?")
+        XCTAssertFalse(r.done)
+        _ = values(it, 4)
+        XCTAssertEqual(values(it, 1), ["==talk done==|true"])
+    }
+
+    func testNestedCountExample() {
+        let it = RJIterator(withFunc: count, arg: nil)
+        var got: [Int] = []
+        var r = it.next()
+        while !r.done {
+            got.append(r.value as! Int)
+            r = it.next()
+        }
+        XCTAssertEqual(got, [1, 2, 3, 4, 5, 6, 7, 8, 9])
+        XCTAssertNil(r.value)
+    }
+
+    func testPlainNextReturnsYieldedValueAndNextXReturnsX() {
+        var seen: [String] = []
+        let it = RJIterator {
+            seen.append("\(rj_yield("a") ?? "nil")")
+            seen.append("\(rj_yield("b") ?? "nil")")
+            seen.append("\(rj_yield("c") ?? "nil")")
+            return "r"
+        }
+        XCTAssertEqual(it.next("ignored").value as? String, "a")
+        XCTAssertEqual(it.next().value as? String, "b")
+        XCTAssertEqual(it.next("x").value as? String, "c")
+        let last = it.next(nil)
+        XCTAssertEqual(last.value as? String, "r")
+        XCTAssertTrue(last.done)
+        XCTAssertEqual(seen, ["a", "x", "nil"])
+    }
+
+    func testDelegationReturnsResumeValue() {
+        var delegated: Any?
+        let it = RJIterator {
+            delegated = rj_yield(RJIterator { rj_yield(1); return 2 })
+            return nil
+        }
+        XCTAssertEqual(it.next().value as? Int, 1)
+        XCTAssertEqual(it.next().value as? Int, 2)
+        XCTAssertTrue(it.next("after").done)
+        XCTAssertEqual(delegated as? String, "after")
+    }
+
+    func testRjYieldOutsideIteratorReturnsNil() throws {
+        XCTAssertNil(rj_yield(5))
+        let gen = Generator<Int, Void, Bool> { _ in rj_yield(1) == nil }
+        XCTAssertEqual(try gen.next(), .returned(true))
+    }
+
+    func testResumingFromInsideOwnBodyGivesErrorResult() {
+        final class Holder { weak var it: RJIterator? }
+        let holder = Holder()
+        var inner: RJResult?
+        let it = RJIterator {
+            inner = holder.it?.next()
+            return nil
+        }
+        holder.it = it
+        XCTAssertTrue(it.next().done)
+        XCTAssertEqual(inner?.error as? GeneratorError, .alreadyRunning)
+    }
+
+    func testReleasedSuspendedIteratorGivesStackBack() {
+        let liveBefore = RJRuntime.liveStackCount
+        do {
+            let it = RJIterator { rj_yield(1); rj_yield(2); return nil }
+            XCTAssertEqual(it.next().value as? Int, 1)
+            XCTAssertEqual(RJRuntime.liveStackCount, liveBefore + 1)
+        }
+        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
+    }
+}

@@ -1,0 +1,68 @@
+// A small program the tests run in a child process, for behaviour that ends the process or
+// only shows on stderr. Each mode does one thing; see ProbeTests.swift for what is expected.
+import Foundation
+import RJIterator
+
+/// Unbuffered, so what was said survives a crash.
+func say(_ text: String) {
+    FileHandle.standardOutput.write((text + "\n").data(using: .utf8)!)
+}
+
+@inline(never)
+func recurse(_ n: Int) -> Int {
+    var pad = (n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n)
+    return withUnsafeMutableBytes(of: &pad) { buf in
+        buf[0] &+= 1
+        return recurse(n + 1) &+ Int(buf[0])
+    }
+}
+
+func overflowInGenerator() {
+    let gen = Generator<Int, Void, Int>(stackSize: 64 * 1024) { _ in recurse(0) }
+    _ = try? gen.next()
+}
+
+let mode = CommandLine.arguments.dropFirst().first ?? ""
+switch mode {
+case "overflow":
+    overflowInGenerator()
+case "overflow-thread":
+    let thread = Thread { overflowInGenerator() }
+    thread.start()
+    Thread.sleep(forTimeInterval: 30)
+case "overflow-ucontext":
+    RJRuntime.useUContextBackend(true)
+    overflowInGenerator()
+case "segv-elsewhere":
+    // Prime the handler, then fault outside any generator stack: the previous handler
+    // (Swift's, or the default action) must get it, without our overflow message.
+    let gen = Generator<Int, Void, Void> { y in try y.yield(1) }
+    _ = try? gen.next()
+    let bad = UnsafeMutablePointer<Int>(bitPattern: 0x10)!
+    bad.pointee = 1
+case "forin-throws":
+    struct Boom: Error {}
+    let gen = Generator<Int, Void, Void> { y in
+        try y.yield(1)
+        throw Boom()
+    }
+    for x in gen { say("got \(x)") }
+case "ignored-close":
+    do {
+        let gen = Generator<Int, Void, Void> { y in
+            do { try y.yield(1) } catch {}
+            try y.yield(2)
+        }
+        _ = try? gen.next()
+    }
+    say("still running")
+case "yielder-escape":
+    nonisolated(unsafe) var kept: Yielder<Int, Void>?
+    let gen = Generator<Int, Void, Void> { y in kept = y }
+    _ = try? gen.next()
+    _ = try? kept?.yield(1)
+default:
+    FileHandle.standardError.write("usage: rj-probe MODE\n".data(using: .utf8)!)
+    exit(2)
+}
+say("probe finished")
