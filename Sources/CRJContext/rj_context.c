@@ -109,7 +109,7 @@ static void rj_prepare_fast(rj_coro *c) {
 }
 #endif
 
-rj_coro *rj_coro_create(size_t stack_size, rj_coro_entry entry, void *arg) {
+rj_coro *rj_coro_create(size_t stack_size, rj_backend backend, rj_coro_entry entry, void *arg) {
     if (stack_size == 0) stack_size = rj_default_stack_size();
     if (stack_size < rj_min_stack_size()) {
         rj_set_error("RJIterator: stackSize %zu is below the minimum of %zu bytes; pass at least %zu KiB",
@@ -126,7 +126,7 @@ rj_coro *rj_coro_create(size_t stack_size, rj_coro_entry entry, void *arg) {
     c->finished = 0;
     c->resumer = NULL;
     c->exclusivity[0] = c->exclusivity[1] = 0;
-    c->backend = (unsigned char)rj_default_backend();
+    c->backend = (unsigned char)(RJ_HAVE_FAST ? backend : RJ_BACKEND_UCONTEXT);
 #if RJ_HAVE_FAST
     if (c->backend == RJ_BACKEND_FAST) {
         rj_prepare_fast(c);
@@ -188,6 +188,7 @@ void rj_coro_set_owner(rj_coro *c, void *owner, int tag) {
 }
 void *rj_coro_owner(const rj_coro *c) { return c->owner; }
 int rj_coro_tag(const rj_coro *c) { return c->tag; }
+rj_backend rj_coro_backend(const rj_coro *c) { return (rj_backend)c->backend; }
 size_t rj_coro_stack_size(const rj_coro *c) { return (size_t)(c->stack_hi - c->stack_lo); }
 
 /* ---- Benchmark floor ---------------------------------------------------- */
@@ -218,16 +219,13 @@ static double rj_now_ns(void) {
 
 double rj_bench_raw_round_trip(rj_backend backend, uint64_t iterations) {
     if (backend == RJ_BACKEND_FAST && !RJ_HAVE_FAST) return -1;
-    rj_backend saved = rj_default_backend();
-    rj_set_default_backend(backend);
     rj_bench_ctx ctx = {NULL, 0};
 #if RJ_HAVE_FAST
     rj_coro_entry entry = backend == RJ_BACKEND_FAST ? rj_bench_fast_entry : rj_bench_uc_entry;
 #else
     rj_coro_entry entry = rj_bench_uc_entry;
 #endif
-    rj_coro *c = rj_coro_create(0, entry, &ctx);
-    rj_set_default_backend(saved);
+    rj_coro *c = rj_coro_create(0, backend, entry, &ctx);
     if (!c) return -1;
     ctx.self = c;
     double start = rj_now_ns();

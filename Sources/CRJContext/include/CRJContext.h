@@ -46,11 +46,12 @@ typedef enum {
 /* ---- Coroutines ------------------------------------------------------- */
 
 /* Creates a coroutine that will run entry(arg) on a stack of at least
- * stack_size usable bytes (0: the default size). Nothing runs until the first
- * rj_coro_resume. Returns NULL when no stack can be had; rj_last_error()
- * then says why and which knob to turn. */
-rj_coro *_Nullable rj_coro_create(size_t stack_size, rj_coro_entry _Nonnull entry,
-                                  void *_Nullable arg);
+ * stack_size usable bytes (0: the default size), switching with `backend`
+ * (RJ_BACKEND_FAST where it is not compiled in means ucontext). Nothing runs
+ * until the first rj_coro_resume. Returns NULL when no stack can be had;
+ * rj_last_error() then says why and which knob to turn. */
+rj_coro *_Nullable rj_coro_create(size_t stack_size, rj_backend backend,
+                                  rj_coro_entry _Nonnull entry, void *_Nullable arg);
 
 /* Runs c on the calling thread until it suspends or finishes. */
 void rj_coro_resume(rj_coro *_Nonnull c);
@@ -73,6 +74,9 @@ rj_coro *_Nullable rj_coro_current(void);
 void rj_coro_set_owner(rj_coro *_Nonnull c, void *_Nullable owner, int tag);
 void *_Nullable rj_coro_owner(const rj_coro *_Nonnull c);
 int rj_coro_tag(const rj_coro *_Nonnull c);
+
+/* The backend c switches with. */
+rj_backend rj_coro_backend(const rj_coro *_Nonnull c);
 
 /* Usable stack size of c, in bytes. */
 size_t rj_coro_stack_size(const rj_coro *_Nonnull c);

@@ -9,6 +9,7 @@
 /// for s in squares { print(s) }      // 1 4 9
 /// ```
 extension Generator: Sequence where Input == Void {
+    @inlinable
     public func makeIterator() -> GeneratorIterator<Element, Return> {
         GeneratorIterator(generator: self)
     }
@@ -22,8 +23,13 @@ extension Generator: Sequence where Input == Void {
 /// it.next()   // nil
 /// ```
 public struct GeneratorIterator<Element, Return>: IteratorProtocol {
-    let generator: Generator<Element, Void, Return>
+    @usableFromInline let generator: Generator<Element, Void, Return>
 
+    @usableFromInline init(generator: Generator<Element, Void, Return>) {
+        self.generator = generator
+    }
+
+    @inlinable
     public mutating func next() -> Element? {
         do {
             switch try generator.next() {

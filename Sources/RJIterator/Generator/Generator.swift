@@ -34,7 +34,7 @@ import CRJContext
 /// not `Sendable` (its body and values need not be): to hand one to another thread, vouch
 /// for it yourself (for example `nonisolated(unsafe)`), as with any non-`Sendable` value.
 public final class Generator<Element, Input, Return> {
-    let core: GeneratorCore<Element, Input, Return>
+    @usableFromInline let core: GeneratorCore<Element, Input, Return>
 
     /// Makes a generator; nothing of `body` runs until the first ``next(_:)``.
     ///
@@ -44,6 +44,7 @@ public final class Generator<Element, Input, Return> {
     ///     The stack is allocated when the body first runs and committed page by page.
     ///   - body: the generator's code. Call `yield` on the ``Yielder`` it receives, from the
     ///     body or from any function it calls.
+    @inlinable
     public init(stackSize: Int? = nil, _ body: @escaping (Yielder<Element, Input>) throws -> Return) {
         if let stackSize {
             precondition(
@@ -70,7 +71,7 @@ public final class Generator<Element, Input, Return> {
     /// _ = try g.next(0)   // .yielded(0)
     /// _ = try g.next(5)   // .yielded(5)
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func next(_ input: Input) throws -> GeneratorStep<Element, Return> {
         try core.perform(.next(input))
     }
@@ -89,7 +90,7 @@ public final class Generator<Element, Input, Return> {
     /// _ = try g.next()
     /// _ = try g.return("early")   // prints "cleanup", gives .returned("early")
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func `return`(_ value: Return) throws -> GeneratorStep<Element, Return> {
         try core.perform(.returning(value))
     }
@@ -108,13 +109,13 @@ public final class Generator<Element, Input, Return> {
     /// _ = try g.next()
     /// _ = try g.throw(Stop())   // .returned(-1)
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func `throw`(_ error: any Error) throws -> GeneratorStep<Element, Return> {
         try core.perform(.throwing(error))
     }
 
     /// Where the generator is in its life; see ``GeneratorState``. Safe to read from any thread.
-    public var state: GeneratorState { core.state }
+    @inlinable public var state: GeneratorState { core.state }
 
     /// The context-switch backend in use, for example `"fast (x86_64 sysv)"`; the same as
     /// ``RJRuntime/contextBackend``.
@@ -128,7 +129,7 @@ extension Generator where Input == Void {
     /// let g = Generator<Int, Void, Void> { y in try y.yield(1) }
     /// try g.next()   // .yielded(1)
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func next() throws -> GeneratorStep<Element, Return> {
         try core.perform(.next(()))
     }

@@ -21,9 +21,13 @@ import Synchronization
 
 /// Thrown from `yield` into a body that is being closed (`return(_:)`, release). Private so
 /// that only a catch-all `catch` can swallow it.
-struct GeneratorExit: Error {}
+@usableFromInline
+struct GeneratorExit: Error {
+    @usableFromInline init() {}
+}
 
 /// How a suspended body is resumed; read by `yield` right after the switch back in.
+@usableFromInline
 enum ResumeSignal<Input> {
     case value(Input)
     case error(any Error)
@@ -31,6 +35,7 @@ enum ResumeSignal<Input> {
 }
 
 /// What a finished body left behind.
+@usableFromInline
 enum Outcome<Return> {
     case returned(Return)
     case threw(any Error)
@@ -38,21 +43,26 @@ enum Outcome<Return> {
 }
 
 /// Which layer owns a coroutine, as recorded in the C core (`rj_coro_tag`).
+@usableFromInline
 enum CoroutineTag {
-    static let generator: Int32 = 1
-    static let seedIterator: Int32 = 2
+    @usableFromInline static let generator: Int32 = 1
+    @usableFromInline static let seedIterator: Int32 = 2
 }
 
+@usableFromInline
 enum StateWord {
-    static let created: UInt8 = 0
-    static let suspended: UInt8 = 1
-    static let running: UInt8 = 2
-    static let completed: UInt8 = 3
+    @usableFromInline static var created: UInt8 { 0 }
+    @usableFromInline static var suspended: UInt8 { 1 }
+    @usableFromInline static var running: UInt8 { 2 }
+    @usableFromInline static var completed: UInt8 { 3 }
 }
 
 /// Non-generic root, so that the C entry point reaches the typed body with one virtual call.
+@usableFromInline
 class CoroutineHost {
-    final var coro: OpaquePointer?
+    @usableFromInline @exclusivity(unchecked) final var coro: OpaquePointer?
+
+    @usableFromInline init() {}
 
     /// Runs on the coroutine's own stack: the body, from its first line to its end.
     func coroutineMain() {
@@ -62,17 +72,21 @@ class CoroutineHost {
 
 /// The C entry point of every coroutine. `arg` is the unretained host: the stack must not
 /// hold a strong reference, or a suspended generator could never be freed.
+@usableFromInline
 let coroutineEntry: rj_coro_entry = { arg in
     Unmanaged<CoroutineHost>.fromOpaque(arg!)._withUnsafeGuaranteedRef { $0.coroutineMain() }
 }
 
 /// The part of a generator a body's `Yielder` needs: the slots values cross in.
+@usableFromInline
 class YieldChannel<Element, Input>: CoroutineHost {
-    @exclusivity(unchecked) final var signal: ResumeSignal<Input> = .close
-    @exclusivity(unchecked) final var yielded: Element?
+    @usableFromInline @exclusivity(unchecked) final var signal: ResumeSignal<Input> = .close
+    @usableFromInline @exclusivity(unchecked) final var yielded: Element?
+
+    @usableFromInline override init() {}
 
     /// Suspends the running body with `value`; returns how the body was resumed.
-    @inline(__always)
+    @inlinable @inline(__always)
     final func suspend(yielding value: Element) -> ResumeSignal<Input> {
         // Compare pointers before touching `self`: an escaped Yielder may outlive its generator.
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -87,7 +101,7 @@ class YieldChannel<Element, Input>: CoroutineHost {
         return signal
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     final func yield(_ value: Element) throws -> Input {
         switch suspend(yielding: value) {
         case .value(let input): return input
@@ -97,20 +111,25 @@ class YieldChannel<Element, Input>: CoroutineHost {
     }
 }
 
+@usableFromInline
 final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> {
-    private let body: (Yielder<Element, Input>) throws -> Return
-    private let stackSize: Int
-    private let tag: Int32
-    private let stateWord = Atomic<UInt8>(StateWord.created)
-    @exclusivity(unchecked) private var outcome: Outcome<Return>?
+    @usableFromInline let body: (Yielder<Element, Input>) throws -> Return
+    @usableFromInline let stackSize: Int
+    @usableFromInline let tag: Int32
+    /// The backend is fixed when the generator is made, not when it first runs.
+    @usableFromInline let backend: rj_backend
+    @usableFromInline let stateWord = Atomic<UInt8>(0)
+    @usableFromInline @exclusivity(unchecked) var outcome: Outcome<Return>?
     /// Set by the seed API's handle: on release, drop a suspended stack without unwinding
     /// (its `rj_yield` cannot throw the exit signal).
     var abandonOnRelease = false
 
+    @usableFromInline
     init(stackSize: Int, tag: Int32, body: @escaping (Yielder<Element, Input>) throws -> Return) {
         self.body = body
         self.stackSize = stackSize
         self.tag = tag
+        self.backend = rj_default_backend()
     }
 
     override func coroutineMain() {
@@ -124,6 +143,7 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
         }
     }
 
+    @usableFromInline
     var state: GeneratorState {
         switch stateWord.load(ordering: .acquiring) {
         case StateWord.created: return .created
@@ -133,6 +153,7 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
         }
     }
 
+    @usableFromInline
     enum Operation {
         case next(Input)
         case start          // the first step of a delegation: no input to give
@@ -142,6 +163,7 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
     }
 
     /// Every public operation: take the state word, resume or settle, give it back.
+    @inlinable
     func perform(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
         while true {
             let (took, seen) = stateWord.compareExchange(
@@ -161,7 +183,8 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
         }
     }
 
-    private func startFresh(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
+    @usableFromInline
+    func startFresh(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
         switch operation {
         case .throwing(let error):
             return try complete(.threw(error))
@@ -172,7 +195,7 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
         case .next, .start:
             break
         }
-        guard let coro = rj_coro_create(stackSize, coroutineEntry, Unmanaged.passUnretained(self).toOpaque())
+        guard let coro = rj_coro_create(stackSize, backend, coroutineEntry, Unmanaged.passUnretained(self).toOpaque())
         else {
             let message = String(cString: rj_last_error())
             stateWord.store(StateWord.created, ordering: .releasing)
@@ -183,7 +206,8 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
         return try run(coro, pendingReturn: nil)
     }
 
-    private func resumeSuspended(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
+    @inlinable
+    func resumeSuspended(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
         var pendingReturn: Return?
         switch operation {
         case .next(let input): signal = .value(input)
@@ -205,8 +229,8 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
     }
 
     /// Switches into the body and turns what it left into a step. Called holding `running`.
-    @inline(__always)
-    private func run(_ coro: OpaquePointer, pendingReturn: Return?) throws -> GeneratorStep<Element, Return> {
+    @inlinable @inline(__always)
+    func run(_ coro: OpaquePointer, pendingReturn: Return?) throws -> GeneratorStep<Element, Return> {
         rj_coro_resume(coro)
         if rj_coro_is_finished(coro) == 0 {
             let value = yielded.take()!
@@ -216,7 +240,8 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
         return try finish(coro, pendingReturn: pendingReturn)
     }
 
-    private func finish(_ coro: OpaquePointer, pendingReturn: Return?) throws -> GeneratorStep<Element, Return> {
+    @usableFromInline
+    func finish(_ coro: OpaquePointer, pendingReturn: Return?) throws -> GeneratorStep<Element, Return> {
         rj_coro_destroy(coro)
         self.coro = nil
         var result = outcome!
@@ -226,13 +251,15 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
         return try complete(result)
     }
 
-    private func complete(_ result: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
+    @usableFromInline
+    func complete(_ result: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
         outcome = result
         stateWord.store(StateWord.completed, ordering: .releasing)
         return try report(result)
     }
 
-    private func report(_ result: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
+    @usableFromInline
+    func report(_ result: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
         switch result {
         case .returned(let value): return .returned(value)
         case .threw(let error): throw error
@@ -241,6 +268,7 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
     }
 
     /// Called by the handle's deinit. Nobody else holds the generator, so it cannot be running.
+    @usableFromInline
     func closeOnRelease() {
         guard stateWord.load(ordering: .acquiring) == StateWord.suspended, let coro else { return }
         stateWord.store(StateWord.running, ordering: .relaxed)

@@ -74,7 +74,14 @@ public enum RJRuntime {
     public static var guardUsesMadvise: Bool { rj_guard_uses_madvise() != 0 }
 
     /// Makes generators created from now on use the portable `ucontext` backend (`true`) or the
-    /// build's default (`false`). For benchmarks and tests that compare the two in one process.
+    /// build's default (`false`); a generator keeps the backend it was created with. For
+    /// benchmarks and tests that compare the two in one process.
+    ///
+    /// ```swift
+    /// RJRuntime.useUContextBackend(true)
+    /// let slow = Generator<Int, Void, Void> { y in try y.yield(1) }   // switches with swapcontext
+    /// RJRuntime.useUContextBackend(false)
+    /// ```
     public static func useUContextBackend(_ on: Bool) {
         // Asking for the fast backend where it is not compiled in is ignored by the C core.
         rj_set_default_backend(on ? RJ_BACKEND_UCONTEXT : RJ_BACKEND_FAST)

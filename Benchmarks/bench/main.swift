@@ -1,0 +1,263 @@
+// swift run -c release bench [--quick] [--json] [--filter NAME] [--scale N]
+//
+// Every figure in README.md and docs/performance.md comes from this program. Each row is
+// nanoseconds per operation: the median of repeated samples (15, or 5 with --quick) after a
+// warm-up, with min and max. Ratios are computed between rows of the same run.
+import CRJContext
+import Dispatch
+import Foundation
+import RJIterator
+
+let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+var rows: [Row] = []
+var header: [String] = []
+
+/// `assert` runs only in unoptimised builds: the classic way to ask how this was built.
+func builtWithOptimization() -> Bool {
+    var optimized = true
+    assert({ optimized = false; return true }())
+    return optimized
+}
+let optimized = builtWithOptimization()
+
+header.append("RJIterator benchmark")
+header.append("backend: \(RJRuntime.contextBackend)   guard: \(RJRuntime.guardUsesMadvise ? "MADV_GUARD_INSTALL" : "mprotect")   default stack: \(RJRuntime.defaultStackSize / 1024) KiB")
+header.append("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)")
+if !optimized {
+    header.append("WARNING: built without optimisation; run `swift run -c release bench` for real figures")
+    FileHandle.standardError.write("bench: WARNING: debug build, figures are not representative\n".data(using: .utf8)!)
+}
+
+@inline(never)
+func blackHole<T>(_ x: T) {}
+
+func wanted(_ name: String) -> Bool {
+    guard let f = options.filter else { return true }
+    return name.localizedCaseInsensitiveContains(f)
+}
+
+@MainActor func add(_ group: String, _ name: String, note: String = "", _ body: (Int) -> Void) {
+    guard wanted(name) else { return }
+    rows.append(Row(group: group, name: name, unit: "ns", samples: measure(quick: options.quick, body), note: note))
+}
+
+// ---- Context switch --------------------------------------------------------------------
+
+let switchGroup = "context switch (one round trip: resume + yield)"
+
+if rj_fast_backend_available() != 0 {
+    add(switchGroup, "C floor: raw fast switch", note: "assembly only, no bookkeeping") { n in
+        blackHole(rj_bench_raw_round_trip(RJ_BACKEND_FAST, UInt64(n)))
+    }
+}
+add(switchGroup, "C floor: raw swapcontext", note: "two swapcontext calls") { n in
+    blackHole(rj_bench_raw_round_trip(RJ_BACKEND_UCONTEXT, UInt64(n)))
+}
+
+func generatorRoundTrip(ucontext: Bool) -> (Int) -> Void {
+    RJRuntime.useUContextBackend(ucontext)
+    let gen = Generator<Int, Int, Void> { y in
+        var x = 0
+        while true { x = try y.yield(x &+ 1) }
+    }
+    RJRuntime.useUContextBackend(false)
+    _ = try! gen.next(0)
+    return { n in
+        var sum = 0
+        for i in 0..<n {
+            if case .yielded(let v) = try! gen.next(i) { sum &+= v }
+        }
+        blackHole(sum)
+    }
+}
+
+add(switchGroup, "Generator<Int, Int, Void>.next(i)", note: RJRuntime.contextBackend, generatorRoundTrip(ucontext: false))
+add(switchGroup, "Generator.next(i), ucontext backend", note: "same binary, RJRuntime.useUContextBackend",
+    generatorRoundTrip(ucontext: true))
+
+do {
+    let it = RJIterator {
+        var x: Any? = 0
+        while true { x = rj_yield(x) }
+    }
+    _ = it.next()
+    add(switchGroup, "RJIterator.next(v)") { n in
+        for i in 0..<n { blackHole(it.next(i)) }
+    }
+}
+
+// ---- What a Swift user would pick instead ------------------------------------------------
+
+let altGroup = "alternatives (same hand-off: one value out, one back)"
+
+add(altGroup, "AsyncStream: per element", note: "unbounded buffer, producer and consumer tasks") { n in
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .unbounded)
+        let producer = Task {
+            for i in 0..<n { continuation.yield(i) }
+            continuation.finish()
+        }
+        var sum = 0
+        for await x in stream { sum &+= x }
+        await producer.value
+        blackHole(sum)
+        done.signal()
+    }
+    done.wait()
+}
+
+add(altGroup, "withCheckedContinuation suspend/resume", note: "resumed at once, in a task") { n in
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        var sum = 0
+        for i in 0..<n {
+            sum &+= await withCheckedContinuation { (c: CheckedContinuation<Int, Never>) in c.resume(returning: i) }
+        }
+        blackHole(sum)
+        done.signal()
+    }
+    done.wait()
+}
+
+final class PingPong: @unchecked Sendable {
+    let ping = DispatchSemaphore(value: 0)
+    let pong = DispatchSemaphore(value: 0)
+    var stop = false
+    var value = 0
+}
+
+if wanted("thread + two semaphores") {
+    let pp = PingPong()
+    let thread = Thread {
+        while true {
+            pp.ping.wait()
+            if pp.stop { break }
+            pp.value &+= 1
+            pp.pong.signal()
+        }
+    }
+    thread.start()
+    add(altGroup, "thread + two semaphores", note: "ping-pong between two threads") { n in
+        for _ in 0..<n {
+            pp.ping.signal()
+            pp.pong.wait()
+        }
+    }
+    pp.stop = true
+    pp.ping.signal()
+}
+
+// ---- Lifecycle --------------------------------------------------------------------------
+
+let lifeGroup = "lifecycle"
+
+add(lifeGroup, "create + first next + release (pooled)", note: "body returns at once") { n in
+    for i in 0..<n {
+        let g = Generator<Int, Void, Int> { _ in i }
+        blackHole(try! g.next())
+    }
+}
+
+add(lifeGroup, "create + next + release while suspended", note: "release closes the body: one more switch") { n in
+    for i in 0..<n {
+        let g = Generator<Int, Void, Void> { y in try y.yield(i) }
+        blackHole(try! g.next())
+    }
+}
+
+if wanted("create + first next + release (no pool)") {
+    let savedLimit = RJRuntime.stackPoolLimit
+    RJRuntime.stackPoolLimit = 0
+    add(lifeGroup, "create + first next + release (no pool)", note: "mmap + guard + munmap each time") { n in
+        for i in 0..<n {
+            let g = Generator<Int, Void, Int> { _ in i }
+            blackHole(try! g.next())
+        }
+    }
+    RJRuntime.stackPoolLimit = savedLimit
+}
+
+// ---- Memory -----------------------------------------------------------------------------
+
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return -1 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return -1 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+var memoryScale = options.scale ?? (options.quick ? 20_000 : 100_000)
+var memoryPerGenerator = Double.nan
+let memName = "resident memory per suspended generator"
+if wanted(memName), residentBytes() >= 0 {
+    let n = memoryScale
+    RJRuntime.drainStackPool()
+    var gens: [Generator<Int, Void, Void>] = []
+    gens.reserveCapacity(n)
+    let before = residentBytes()
+    let t0 = now()
+    var failure: Error?
+    for i in 0..<n {
+        let g = Generator<Int, Void, Void> { y in
+            try y.yield(i)
+            try y.yield(-i)
+        }
+        do {
+            _ = try g.next()
+        } catch {
+            failure = error
+            break
+        }
+        gens.append(g)
+    }
+    let created = Double(now() - t0)
+    let after = residentBytes()
+    let alive = gens.count
+    let t1 = now()
+    gens.removeAll()
+    let released = Double(now() - t1)
+    RJRuntime.drainStackPool()
+    memoryPerGenerator = Double(after - before) / Double(Swift.max(alive, 1)) / 1024
+    var note = "\(alive) alive at once"
+    if let failure { note += "; stopped: \(failure)" }
+    rows.append(Row(group: "memory", name: memName, unit: "KiB", samples: [memoryPerGenerator], note: note))
+    rows.append(Row(group: "memory", name: "create + first next, \(alive) kept alive", unit: "ns",
+                    samples: [created / Double(Swift.max(alive, 1))], note: "per generator"))
+    rows.append(Row(group: "memory", name: "release of \(alive) suspended generators", unit: "ns",
+                    samples: [released / Double(Swift.max(alive, 1))], note: "per generator, closes each body"))
+}
+
+// ---- Targets ----------------------------------------------------------------------------
+
+@MainActor func median(_ name: String) -> Double? { rows.first { $0.name == name }?.median }
+var ratios: [Ratio] = []
+if let g = median("Generator<Int, Int, Void>.next(i)"), let c = median("C floor: raw fast switch") {
+    ratios.append(Ratio(name: "Generator.next / raw fast switch", value: g / c, target: "<= 1.5x", met: g / c <= 1.5))
+}
+if let g = median("Generator.next(i), ucontext backend"), let c = median("C floor: raw swapcontext") {
+    ratios.append(Ratio(name: "Generator.next (ucontext) / raw swapcontext", value: g / c, target: "(information)", met: nil))
+}
+if let g = median("Generator<Int, Int, Void>.next(i)") {
+    for alt in ["AsyncStream: per element", "withCheckedContinuation suspend/resume", "thread + two semaphores"] {
+        if let a = median(alt) {
+            ratios.append(Ratio(name: "\(alt) / Generator.next", value: a / g, target: "(information: >1 means Generator is faster)", met: nil))
+        }
+    }
+}
+if let c = median("create + first next + release (pooled)") {
+    ratios.append(Ratio(name: "create + run + release (pooled)", value: c, unit: "ns", target: "< 200 ns", met: c < 200))
+}
+if memoryPerGenerator.isFinite {
+    ratios.append(Ratio(name: "resident memory per suspended generator", value: memoryPerGenerator, unit: "KiB",
+                        target: "<= 10 KiB", met: memoryPerGenerator <= 10))
+}
+
+if options.json {
+    printJSON(rows, ratios, meta: [
+        "backend": RJRuntime.contextBackend, "optimized": optimized ? "yes" : "no",
+        "quick": options.quick ? "yes" : "no", "scale": "\(memoryScale)",
+    ])
+} else {
+    printTable(rows, ratios, header: header)
+}
