@@ -20,8 +20,10 @@ func builtWithOptimization() -> Bool {
 }
 let optimized = builtWithOptimization()
 
+// Run one generator first, so the header reports what the first stack found out.
+_ = try? Generator<Int, Void, Void> { y in try y.yield(0) }.next()
 header.append("RJIterator benchmark")
-header.append("backend: \(RJRuntime.contextBackend)   guard: \(RJRuntime.guardUsesMadvise ? "MADV_GUARD_INSTALL" : "mprotect")   default stack: \(RJRuntime.defaultStackSize / 1024) KiB")
+header.append("backend: \(RJRuntime.contextBackend)   guard: \(RJRuntime.guardUsesMadvise ? "MADV_GUARD_INSTALL" : "mprotect")   exclusivity: \(rj_exclusivity_fast_path() != 0 ? "inline check" : "runtime calls")   default stack: \(RJRuntime.defaultStackSize / 1024) KiB")
 header.append("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)")
 if !optimized {
     header.append("WARNING: built without optimisation; run `swift run -c release bench` for real figures")

@@ -57,20 +57,20 @@
 #define RJ_HIDDEN __attribute__((visibility("hidden")))
 
 struct rj_coro {
-    /* Fast backend: saved stack pointers (the registers live on the stacks). */
-    void *sp;
-    void *caller_sp;
+    /* Same order as rj_coro_head in CRJContext.h (checked below). */
+    void *sp;                  /* fast backend: saved stack pointer of the suspended coroutine */
+    void *caller_sp;           /* fast backend: saved stack pointer of the resumer */
+    void *owner;
+    int tag;
+    unsigned char backend;
+    unsigned char finished;
+    unsigned char resident;    /* memory kept while pooled */
     /* Swift runtime state saved per coroutine: the exclusivity access set
      * (two words, the layout swift_task_enter/exitThreadLocalContext use). */
     uintptr_t exclusivity[2];
     rj_coro *resumer;          /* coroutine current when this one was resumed */
     rj_coro_entry entry;
     void *arg;
-    void *owner;
-    int tag;
-    unsigned char backend;
-    unsigned char finished;
-    unsigned char resident;    /* memory kept while pooled */
     /* Stack. */
     char *map_base;
     size_t map_size;
@@ -86,6 +86,14 @@ struct rj_coro {
     ucontext_t caller_uc;
 };
 
+#include <stddef.h>
+_Static_assert(offsetof(struct rj_coro, sp) == offsetof(rj_coro_head, sp), "rj_coro_head layout");
+_Static_assert(offsetof(struct rj_coro, caller_sp) == offsetof(rj_coro_head, caller_sp), "rj_coro_head layout");
+_Static_assert(offsetof(struct rj_coro, owner) == offsetof(rj_coro_head, owner), "rj_coro_head layout");
+_Static_assert(offsetof(struct rj_coro, tag) == offsetof(rj_coro_head, tag), "rj_coro_head layout");
+_Static_assert(offsetof(struct rj_coro, backend) == offsetof(rj_coro_head, backend), "rj_coro_head layout");
+_Static_assert(offsetof(struct rj_coro, finished) == offsetof(rj_coro_head, finished), "rj_coro_head layout");
+
 /* rj_stack.c */
 RJ_HIDDEN rj_coro *rj_stack_acquire(size_t stack_size);
 RJ_HIDDEN void rj_stack_release(rj_coro *c);
@@ -94,8 +102,9 @@ RJ_HIDDEN void rj_set_error(const char *fmt, ...) __attribute__((format(printf, 
 
 /* rj_overflow.c */
 RJ_HIDDEN void rj_overflow_prepare_thread(void);
+/* rj_context.c: once per thread, before its first resume. */
+RJ_HIDDEN void rj_prepare_thread(void);
 extern _Thread_local int rj_thread_prepared;
-extern _Thread_local rj_coro *rj_current;
 
 /* Assembly (switch_*.S). rj_switch saves the callee-saved registers on the
  * current stack, stores the stack pointer in *from_sp, loads to_sp and

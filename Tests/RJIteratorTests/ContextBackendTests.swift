@@ -64,6 +64,21 @@ final class ContextBackendTests: XCTestCase {
         XCTAssertEqual(try yieldedValues(fast), [0, 10, 20])
     }
 
+    func testExclusivityFastPathIsFoundOnLinux() throws {
+        #if os(Linux)
+        if ProcessInfo.processInfo.environment["RJ_EXCLUSIVITY_SLOW_PATH"].map({ $0 != "" && $0 != "0" }) == true {
+            XCTAssertEqual(rj_exclusivity_fast_path(), 0)
+        } else {
+            // The probe found the runtime's access-set head in libswiftCore's thread-local
+            // block; if a toolchain changes that layout, this fails and says so.
+            XCTAssertEqual(rj_exclusivity_fast_path(), 1, "the exclusivity fast path was not found")
+            let result = UnsafeTransfer(Log())
+            onOtherThread { result.value.add("\(rj_exclusivity_fast_path())") }
+            XCTAssertEqual(result.value.all, ["1"], "every thread finds it")
+        }
+        #endif
+    }
+
     func testStackSizeBelowMinimumIsRejectedByTheCore() {
         let saved = RJRuntime.defaultStackSize
         defer { RJRuntime.defaultStackSize = saved }

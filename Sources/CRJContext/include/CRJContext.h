@@ -53,33 +53,67 @@ typedef enum {
 rj_coro *_Nullable rj_coro_create(size_t stack_size, rj_backend backend,
                                   rj_coro_entry _Nonnull entry, void *_Nullable arg);
 
-/* Runs c on the calling thread until it suspends or finishes. */
-void rj_coro_resume(rj_coro *_Nonnull c);
+/* Runs c on the calling thread until it suspends or finishes; returns 1 if
+ * it finished (its entry function returned), 0 if it suspended. */
+int rj_coro_resume(rj_coro *_Nonnull c);
 
 /* Called from inside c: switches back to whoever resumed it. */
 void rj_coro_suspend(rj_coro *_Nonnull c);
 
-/* 1 once the entry function has returned. */
-int rj_coro_is_finished(const rj_coro *_Nonnull c);
 
 /* Gives c's stack back. c must not be running. If c is suspended, its stack
  * is dropped without unwinding: whatever its frames hold is not released. */
 void rj_coro_destroy(rj_coro *_Nonnull c);
 
-/* The coroutine running on this thread, or NULL on a thread's own stack. */
-rj_coro *_Nullable rj_coro_current(void);
 
 /* An opaque pointer and a tag for the layer above (the Swift object that owns
  * the coroutine, unretained, and what kind of object it is). */
 void rj_coro_set_owner(rj_coro *_Nonnull c, void *_Nullable owner, int tag);
-void *_Nullable rj_coro_owner(const rj_coro *_Nonnull c);
-int rj_coro_tag(const rj_coro *_Nonnull c);
 
 /* The backend c switches with. */
 rj_backend rj_coro_backend(const rj_coro *_Nonnull c);
 
 /* Usable stack size of c, in bytes. */
 size_t rj_coro_stack_size(const rj_coro *_Nonnull c);
+
+/* ---- Hot accessors, inline ---------------------------------------------
+ * The first fields of every rj_coro, public so that the accessors a switch
+ * needs compile inline into the Swift layer. Read-only outside rj_context.c. */
+typedef struct rj_coro_head {
+    void *_Nullable sp;
+    void *_Nullable caller_sp;
+    void *_Nullable owner;
+    int tag;
+    unsigned char backend;
+    unsigned char finished;
+} rj_coro_head;
+
+/* The coroutine running on this thread (NULL on a thread's own stack). */
+extern _Thread_local rj_coro *_Nullable rj_current;
+
+static inline rj_coro *_Nullable rj_coro_current(void) { return rj_current; }
+
+/* 1 once the entry function has returned. */
+static inline int rj_coro_is_finished(const rj_coro *_Nonnull c) {
+    return ((const rj_coro_head *)(const void *)c)->finished;
+}
+
+/* The owner recorded by rj_coro_set_owner, and its tag. */
+static inline void *_Nullable rj_coro_owner(const rj_coro *_Nonnull c) {
+    return ((const rj_coro_head *)(const void *)c)->owner;
+}
+static inline int rj_coro_tag(const rj_coro *_Nonnull c) {
+    return ((const rj_coro_head *)(const void *)c)->tag;
+}
+
+/* The owner of the coroutine running on this thread if its tag is `tag`,
+ * else NULL: the check every yield makes, in one inline step. */
+static inline void *_Nullable rj_current_owner(int tag) {
+    rj_coro *c = rj_current;
+    if (!c) return (void *)0;
+    const rj_coro_head *h = (const rj_coro_head *)(const void *)c;
+    return h->tag == tag ? h->owner : (void *)0;
+}
 
 /* ---- Configuration (process-wide, thread-safe) ------------------------ */
 
@@ -119,6 +153,11 @@ size_t rj_stats_live_stacks(void);
 size_t rj_stats_pooled_stacks(void);
 /* 1 if guard pages are installed with MADV_GUARD_INSTALL, 0 with mprotect. */
 int rj_guard_uses_madvise(void);
+
+/* 1 if this thread checks Swift's exclusivity state inline before calling the
+ * runtime (see rj_context.c); 0 if it calls the runtime on every switch
+ * (RJ_EXCLUSIVITY_SLOW_PATH=1 in the environment forces that). */
+int rj_exclusivity_fast_path(void);
 
 /* The message of the last failure on this thread ("" if none). */
 const char *_Nonnull rj_last_error(void);

@@ -6,11 +6,22 @@ import Synchronization
 //
 // Who owns what
 // - `Generator` (the public handle) owns its `GeneratorCore` strongly; nothing else does.
-// - The coroutine's stack refers to the core only `unowned(unsafe)` (the `Yielder`, the
-//   entry point), so a suspended body never keeps its own generator alive: releasing the
-//   handle runs `Generator.deinit`, which closes the body and gives its stack back.
+// - The coroutine's stack refers to the core only unretained (the `Yielder`, the entry
+//   point), so a suspended body never keeps its own generator alive: releasing the handle
+//   runs `Generator.deinit`, which closes the body and gives its stack back.
 // - The C coroutine records the core as its owner (unretained), so `rj_yield` and the
 //   misuse checks can find which generator is running on this thread.
+//
+// How values cross a switch
+// - Nothing typed is stored in the objects. A yielded value is written by the body into a
+//   local variable of the resumer's frame (`outbox`), the resume signal by the resumer into a
+//   local of the body's suspended frame (`inbox`), the body's outcome into another local of
+//   the resumer (`resultBox`). Each pointer is valid exactly while the frame it points into
+//   is blocked in the switch. The objects then hold no field of a generic type, so creating
+//   and destroying a generator needs no generic type metadata at run time (looking it up
+//   cost several hundred nanoseconds per generator).
+// - The outcome of a completed generator is kept type-erased (`ErasedOutcome`) for the calls
+//   that report it again.
 //
 // Threads
 // - The state word is the only thing two threads may touch at once. A resume moves it
@@ -42,11 +53,19 @@ enum Outcome<Return> {
     case closed
 }
 
+/// A completed generator's outcome, kept without its static type.
+@usableFromInline
+enum ErasedOutcome {
+    case returned(Any)
+    case threw(any Error)
+    case closed
+}
+
 /// Which layer owns a coroutine, as recorded in the C core (`rj_coro_tag`).
 @usableFromInline
 enum CoroutineTag {
-    @usableFromInline static let generator: Int32 = 1
-    @usableFromInline static let seedIterator: Int32 = 2
+    @usableFromInline static var generator: Int32 { 1 }
+    @usableFromInline static var seedIterator: Int32 { 2 }
 }
 
 @usableFromInline
@@ -57,16 +76,65 @@ enum StateWord {
     @usableFromInline static var completed: UInt8 { 3 }
 }
 
-/// Non-generic root, so that the C entry point reaches the typed body with one virtual call.
+/// The non-generic part of every generator: coroutine, state, hand-off pointers.
+///
+/// `main` is set by the typed subclass to a closure that captures nothing: in code
+/// specialised for concrete types it is a plain function pointer, so starting a body costs
+/// no allocation and no metadata lookup.
 @usableFromInline
 class CoroutineHost {
     @usableFromInline @exclusivity(unchecked) final var coro: OpaquePointer?
+    @usableFromInline final let main: (CoroutineHost) -> Void
+    @usableFromInline final let stateWord = Atomic<UInt8>(0)
+    /// The resumer's `Element?` local the body writes a yielded value into.
+    @usableFromInline @exclusivity(unchecked) final var outbox: UnsafeMutableRawPointer?
+    /// The body's `ResumeSignal<Input>?` local the resumer writes the next signal into.
+    @usableFromInline @exclusivity(unchecked) final var inbox: UnsafeMutableRawPointer?
+    /// The resumer's `Outcome<Return>?` local the body writes its outcome into.
+    @usableFromInline @exclusivity(unchecked) final var resultBox: UnsafeMutableRawPointer?
+    /// Set while release closes the body: `yield` then throws the exit signal without reading
+    /// a typed signal, so closing needs no type information.
+    @usableFromInline @exclusivity(unchecked) final var closingOnRelease = false
+    @usableFromInline @exclusivity(unchecked) final var erasedOutcome: ErasedOutcome?
+    /// The seed API's handle sets this: on release, a suspended stack is dropped without
+    /// unwinding (its `rj_yield` cannot throw the exit signal).
+    @usableFromInline final var abandonOnRelease = false
 
-    @usableFromInline init() {}
+    @usableFromInline init(main: @escaping (CoroutineHost) -> Void) {
+        self.main = main
+    }
 
-    /// Runs on the coroutine's own stack: the body, from its first line to its end.
-    func coroutineMain() {
-        preconditionFailure("RJIterator: internal error: coroutineMain not overridden")
+    @inlinable
+    final var state: GeneratorState {
+        switch stateWord.load(ordering: .acquiring) {
+        case StateWord.created: return .created
+        case StateWord.suspended: return .suspended
+        case StateWord.running: return .running
+        default: return .completed
+        }
+    }
+
+    /// Called by the handles' deinit. Nobody else holds the generator, so it cannot be running.
+    @usableFromInline
+    final func closeOnRelease() {
+        guard stateWord.load(ordering: .acquiring) == StateWord.suspended, let coro else { return }
+        stateWord.store(StateWord.running, ordering: .relaxed)
+        defer {
+            rj_coro_destroy(coro)
+            self.coro = nil
+            stateWord.store(StateWord.completed, ordering: .releasing)
+        }
+        if abandonOnRelease { return }
+        closingOnRelease = true
+        outbox = nil
+        resultBox = nil
+        if rj_coro_resume(coro) == 0 {
+            // The body caught the exit signal and yielded again. Python calls this a
+            // RuntimeError; deinit cannot throw, so say it and drop the stack.
+            rj_report("RJIterator: generator ignored close")
+        } else if case .threw(let error)? = erasedOutcome {
+            rj_report("RJIterator: generator body threw \(error) while being closed on release; the error is dropped")
+        }
     }
 }
 
@@ -74,16 +142,15 @@ class CoroutineHost {
 /// hold a strong reference, or a suspended generator could never be freed.
 @usableFromInline
 let coroutineEntry: rj_coro_entry = { arg in
-    Unmanaged<CoroutineHost>.fromOpaque(arg!)._withUnsafeGuaranteedRef { $0.coroutineMain() }
+    Unmanaged<CoroutineHost>.fromOpaque(arg!)._withUnsafeGuaranteedRef { $0.main($0) }
 }
 
-/// The part of a generator a body's `Yielder` needs: the slots values cross in.
+/// The part of a generator a body's `Yielder` needs: the typed side of the hand-off.
 @usableFromInline
 class YieldChannel<Element, Input>: CoroutineHost {
-    @usableFromInline @exclusivity(unchecked) final var signal: ResumeSignal<Input> = .close
-    @usableFromInline @exclusivity(unchecked) final var yielded: Element?
-
-    @usableFromInline override init() {}
+    @inlinable override init(main: @escaping (CoroutineHost) -> Void) {
+        super.init(main: main)
+    }
 
     /// Suspends the running body with `value`; returns how the body was resumed.
     @inlinable @inline(__always)
@@ -96,9 +163,16 @@ class YieldChannel<Element, Input>: CoroutineHost {
                     + "inside the body it was passed to, while that body runs; do not store it or "
                     + "use it from another generator or thread")
         }
-        yielded = value
-        rj_coro_suspend(current)
-        return signal
+        // No outbox while closing on release: a body that yields then is abandoned anyway.
+        // The slot holds nil: initialise over it rather than assign, which would destroy nil first.
+        outbox?.assumingMemoryBound(to: Element?.self).initialize(to: value)
+        var incoming: ResumeSignal<Input>? = nil
+        withUnsafeMutablePointer(to: &incoming) { slot in
+            inbox = UnsafeMutableRawPointer(slot)
+            rj_coro_suspend(current)
+        }
+        if closingOnRelease { return .close }
+        return incoming.take().unsafelyUnwrapped
     }
 
     @inlinable @inline(__always)
@@ -118,38 +192,31 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
     @usableFromInline let tag: Int32
     /// The backend is fixed when the generator is made, not when it first runs.
     @usableFromInline let backend: rj_backend
-    @usableFromInline let stateWord = Atomic<UInt8>(0)
-    @usableFromInline @exclusivity(unchecked) var outcome: Outcome<Return>?
-    /// Set by the seed API's handle: on release, drop a suspended stack without unwinding
-    /// (its `rj_yield` cannot throw the exit signal).
-    var abandonOnRelease = false
 
-    @usableFromInline
+    @inlinable
     init(stackSize: Int, tag: Int32, body: @escaping (Yielder<Element, Input>) throws -> Return) {
         self.body = body
         self.stackSize = stackSize
         self.tag = tag
         self.backend = rj_default_backend()
+        super.init(main: { host in unsafeDowncast(host, to: GeneratorCore<Element, Input, Return>.self).runBody() })
     }
 
-    override func coroutineMain() {
-        let yielder = Yielder(channel: self)
+    /// Runs on the coroutine's own stack: the body, from its first line to its end.
+    @inlinable
+    func runBody() {
+        let outcome: Outcome<Return>
         do {
-            outcome = .returned(try body(yielder))
+            outcome = .returned(try body(Yielder(channel: self)))
         } catch is GeneratorExit {
             outcome = .closed
         } catch {
             outcome = .threw(error)
         }
-    }
-
-    @usableFromInline
-    var state: GeneratorState {
-        switch stateWord.load(ordering: .acquiring) {
-        case StateWord.created: return .created
-        case StateWord.suspended: return .suspended
-        case StateWord.running: return .running
-        default: return .completed
+        if let resultBox {
+            resultBox.assumingMemoryBound(to: Outcome<Return>?.self).initialize(to: outcome)
+        } else {
+            erasedOutcome = ErasedOutcome(outcome)  // closing on release
         }
     }
 
@@ -173,7 +240,7 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
             case StateWord.running:
                 throw GeneratorError.alreadyRunning
             case StateWord.completed:
-                return try report(outcome!)
+                return try reportAgain()
             default:
                 let (started, _) = stateWord.compareExchange(
                     expected: StateWord.created, desired: StateWord.running, ordering: .acquiringAndReleasing)
@@ -183,7 +250,7 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
         }
     }
 
-    @usableFromInline
+    @inlinable
     func startFresh(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
         switch operation {
         case .throwing(let error):
@@ -208,6 +275,7 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
 
     @inlinable
     func resumeSuspended(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
+        let signal: ResumeSignal<Input>
         var pendingReturn: Return?
         switch operation {
         case .next(let input): signal = .value(input)
@@ -225,72 +293,65 @@ final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> 
             }
             signal = .value(input)
         }
-        return try run(coro!, pendingReturn: pendingReturn)
+        // The body's slot holds nil (see `suspend`).
+        inbox.unsafelyUnwrapped.assumingMemoryBound(to: ResumeSignal<Input>?.self).initialize(to: signal)
+        return try run(coro.unsafelyUnwrapped, pendingReturn: pendingReturn)
     }
 
     /// Switches into the body and turns what it left into a step. Called holding `running`.
     @inlinable @inline(__always)
     func run(_ coro: OpaquePointer, pendingReturn: Return?) throws -> GeneratorStep<Element, Return> {
-        rj_coro_resume(coro)
-        if rj_coro_is_finished(coro) == 0 {
-            let value = yielded.take()!
-            stateWord.store(StateWord.suspended, ordering: .releasing)
-            return .yielded(value)
+        var value: Element? = nil
+        var result: Outcome<Return>? = nil
+        let finished = withUnsafeMutablePointer(to: &value) { valueSlot in
+            withUnsafeMutablePointer(to: &result) { resultSlot in
+                outbox = UnsafeMutableRawPointer(valueSlot)
+                resultBox = UnsafeMutableRawPointer(resultSlot)
+                return rj_coro_resume(coro)
+            }
         }
-        return try finish(coro, pendingReturn: pendingReturn)
-    }
-
-    @usableFromInline
-    func finish(_ coro: OpaquePointer, pendingReturn: Return?) throws -> GeneratorStep<Element, Return> {
+        if finished == 0 {
+            stateWord.store(StateWord.suspended, ordering: .releasing)
+            return .yielded(value.take().unsafelyUnwrapped)
+        }
         rj_coro_destroy(coro)
         self.coro = nil
-        var result = outcome!
-        if case .closed = result, let value = pendingReturn {
-            result = .returned(value)
+        var outcome = result.take().unsafelyUnwrapped
+        if case .closed = outcome, let pendingReturn {
+            outcome = .returned(pendingReturn)
         }
-        return try complete(result)
+        return try complete(outcome)
     }
 
-    @usableFromInline
-    func complete(_ result: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
-        outcome = result
+    @inlinable
+    func complete(_ outcome: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
+        erasedOutcome = ErasedOutcome(outcome)
         stateWord.store(StateWord.completed, ordering: .releasing)
-        return try report(result)
-    }
-
-    @usableFromInline
-    func report(_ result: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
-        switch result {
+        switch outcome {
         case .returned(let value): return .returned(value)
         case .threw(let error): throw error
         case .closed: throw GeneratorError.closed
         }
     }
 
-    /// Called by the handle's deinit. Nobody else holds the generator, so it cannot be running.
-    @usableFromInline
-    func closeOnRelease() {
-        guard stateWord.load(ordering: .acquiring) == StateWord.suspended, let coro else { return }
-        stateWord.store(StateWord.running, ordering: .relaxed)
-        if abandonOnRelease {
-            yielded = nil
-            rj_coro_destroy(coro)
-            self.coro = nil
-            stateWord.store(StateWord.completed, ordering: .releasing)
-            return
+    /// A completed generator reports the outcome it kept.
+    @inlinable
+    func reportAgain() throws -> GeneratorStep<Element, Return> {
+        switch erasedOutcome.unsafelyUnwrapped {
+        case .returned(let value): return .returned(value as! Return)
+        case .threw(let error): throw error
+        case .closed: throw GeneratorError.closed
         }
-        signal = .close
-        rj_coro_resume(coro)
-        if rj_coro_is_finished(coro) == 0 {
-            // The body caught the exit signal and yielded again. Python calls this a
-            // RuntimeError; we cannot throw from deinit, so say it and drop the stack.
-            rj_report("RJIterator: generator ignored close")
-            yielded = nil
-        } else if case .threw(let error)? = outcome {
-            rj_report("RJIterator: generator body threw \(error) while being closed on release; the error is dropped")
+    }
+}
+
+extension ErasedOutcome {
+    @inlinable
+    init<Return>(_ outcome: Outcome<Return>) {
+        switch outcome {
+        case .returned(let value): self = .returned(value)
+        case .threw(let error): self = .threw(error)
+        case .closed: self = .closed
         }
-        rj_coro_destroy(coro)
-        self.coro = nil
-        stateWord.store(StateWord.completed, ordering: .releasing)
     }
 }

@@ -106,15 +106,15 @@ public final class RJIterator {
 /// ```
 @discardableResult
 public func rj_yield(_ value: Any?) -> Any? {
-    guard let current = rj_coro_current(), rj_coro_tag(current) == CoroutineTag.seedIterator,
-        let owner = rj_coro_owner(current)
-    else { return nil }
+    guard let owner = rj_current_owner(CoroutineTag.seedIterator) else { return nil }
     // Guaranteed, not retained: a strong reference on the suspended stack would outlive an
     // abandoned body and leak the iterator's core.
     return Unmanaged<YieldChannel<Any?, RJIterator.NextInput>>.fromOpaque(owner)._withUnsafeGuaranteedRef {
         channel in
-        if let inner = value as? RJIterator {
-            return delegate(to: inner, through: channel)
+        // RJIterator is final: comparing the dynamic type is exact, and much cheaper than a cast
+        // on every yield.
+        if let object = value, ObjectIdentifier(type(of: object)) == ObjectIdentifier(RJIterator.self) {
+            return delegate(to: object as! RJIterator, through: channel)
         }
         return resumeValue(channel.suspend(yielding: value), yielded: value)
     }
