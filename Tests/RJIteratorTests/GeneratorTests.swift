@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 
 @testable import RJIterator
@@ -279,3 +280,15 @@ final class GeneratorTests: XCTestCase {
     }
 }
 
+
+final class GeneratorUnwindTests: XCTestCase {
+    func testBacktraceInsideBodyStopsAtTheCoroutineBase() throws {
+        // backtrace() walks the frames by their unwind tables; the trampoline marks its return
+        // address undefined, so the walk ends there instead of running off the stack.
+        let gen = Generator<[String], Void, Void> { y in try y.yield(Thread.callStackSymbols) }
+        let frames = try XCTUnwrap(gen.next().yieldedValue)
+        XCTAssertFalse(frames.isEmpty)
+        XCTAssertLessThan(frames.count, 40, frames.joined(separator: "\n"))
+        XCTAssertFalse(frames.contains { $0.contains("XCTest") }, "the walk must not cross into the resumer's stack")
+    }
+}

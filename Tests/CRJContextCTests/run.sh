@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the C core with Tests/CRJContextCTests/context_test.c and runs it:
+#   run.sh native          with the host compiler (clang from the Swift toolchain, else cc)
+#   run.sh arm64           cross-compiled for arm64 and run under qemu-aarch64
+# Prints the test program's lines, closing with "N passed, N failed"; exits non-zero on failure.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+src="$here/../../Sources/CRJContext"
+out="${TMPDIR:-/tmp}/rj-ctests"
+mkdir -p "$out"
+files=("$src/rj_context.c" "$src/rj_stack.c" "$src/rj_overflow.c" "$here/context_test.c")
+flags=(-O2 -Wall -Wextra -Werror -Wno-unused-parameter -I "$src/include" -I "$src" -pthread)
+
+case "${1:-native}" in
+native)
+    cc=$(command -v clang || command -v cc)
+    case "$(uname -m)" in
+        x86_64) files+=("$src/switch_x86_64_sysv.S") ;;
+        aarch64|arm64) files+=("$src/switch_arm64_aapcs.S") ;;
+    esac
+    "$cc" "${flags[@]}" "${files[@]}" -o "$out/context_test" -lm
+    "$out/context_test"
+    ;;
+arm64)
+    aarch64-linux-gnu-gcc "${flags[@]}" "${files[@]}" "$src/switch_arm64_aapcs.S" -o "$out/context_test_arm64" -lm
+    RJ_CTEST_SKIP_OVERFLOW=1 qemu-aarch64 -L /usr/aarch64-linux-gnu "$out/context_test_arm64"
+    ;;
+*)
+    echo "usage: run.sh [native|arm64]" >&2
+    exit 2
+    ;;
+esac
