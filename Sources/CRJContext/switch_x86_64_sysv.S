@@ -27,22 +27,12 @@
  */
 #if defined(__x86_64__) && !(defined(RJ_CONTEXT_UCONTEXT) && RJ_CONTEXT_UCONTEXT)
 
-#if defined(__APPLE__)
-#  define SYM(name) _##name
-#  define HIDDEN(name) .private_extern SYM(name)
-#  define TYPE(name)
-#  define SIZE(name)
-#else
-#  define SYM(name) name
-#  define HIDDEN(name) .hidden SYM(name)
-#  define TYPE(name) .type SYM(name), @function
-#  define SIZE(name) .size SYM(name), .-SYM(name)
-#endif
+#include "rj_asm.h"
 
     .text
     .globl SYM(rj_switch)
-    HIDDEN(rj_switch)
-    TYPE(rj_switch)
+    RJ_ASM_HIDDEN(rj_switch)
+    RJ_ASM_TYPE(rj_switch)
     .p2align 4
 SYM(rj_switch):
     .cfi_startproc
@@ -77,7 +67,7 @@ SYM(rj_switch):
     popq    %rbp
     ret
     .cfi_endproc
-    SIZE(rj_switch)
+    RJ_ASM_END(rj_switch)
 
 /*
  * First code a new coroutine runs: rj_switch's `ret` lands here with r12 = the
@@ -85,8 +75,8 @@ SYM(rj_switch):
  * unwinders and debuggers stop at the base of the coroutine's stack.
  */
     .globl SYM(rj_trampoline)
-    HIDDEN(rj_trampoline)
-    TYPE(rj_trampoline)
+    RJ_ASM_HIDDEN(rj_trampoline)
+    RJ_ASM_TYPE(rj_trampoline)
     .p2align 4
 SYM(rj_trampoline):
     .cfi_startproc
@@ -97,7 +87,7 @@ SYM(rj_trampoline):
     call    SYM(rj_coro_main)   /* never returns */
     ud2
     .cfi_endproc
-    SIZE(rj_trampoline)
+    RJ_ASM_END(rj_trampoline)
 
 #endif
 
