@@ -1,137 +1,13 @@
 /*
- * Coroutines: creation, resume/suspend with either backend, and the Swift
- * runtime state that must follow a coroutine from switch to switch.
- *
- * Swift's exclusivity checker keeps, per thread, a linked list of the
- * accesses in progress, and the list's records live in the stack frames that
- * opened them. A generator that yields inside an access (a `mutating` method
- * on a class property, say) leaves its record on the thread's list while the
- * caller goes on, and if the generator is resumed on another thread, that
- * thread's list does not know the record and the runtime aborts ("access not
- * found"). Swift concurrency has the same problem with tasks and solves it
- * with swift_task_enterThreadLocalContext / swift_task_exitThreadLocalContext,
- * which splice a task's accesses onto the thread's list and off again. A
- * coroutine is, for this purpose, a task: we call the same two functions
- * around every resume, with two words of state per coroutine.
+ * Coroutines: creation, and resume/suspend with either backend. The Swift
+ * runtime state that must follow a coroutine from switch to switch is in
+ * rj_swift_state.c.
  */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#  define _GNU_SOURCE /* dl_iterate_phdr */
-#endif
 #include "rj_internal.h"
+#include "rj_swift_state.h"
 
-#if defined(__linux__)
-#  include <link.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
-
-/* Exported by libswiftCore (Exclusivity.cpp). Weak, so the C core links and
- * runs without Swift (its C-only benchmark), where there is nothing to save. */
-extern void swift_task_enterThreadLocalContext(char *state) __attribute__((weak));
-extern void swift_task_exitThreadLocalContext(char *state) __attribute__((weak));
-extern void swift_beginAccess(void *pointer, void *buffer, uintptr_t flags, void *pc) __attribute__((weak));
-extern void swift_endAccess(void *buffer) __attribute__((weak));
-
-/*
- * The fast path. The two calls above cost a third of a generator round trip
- * (each looks the runtime's thread-local up through __tls_get_addr), and in
- * the common case both do nothing: no access is open on the thread and the
- * coroutine has none saved. To see that without calling, each thread learns
- * once where the runtime keeps its access-set head: it opens one tracked
- * access of its own with swift_beginAccess, finds the word in libswiftCore's
- * thread-local block (dl_iterate_phdr gives its address and size) that now
- * points at that access, and ends the access again. From then on a resume
- * reads that word directly and calls the runtime only when the word or the
- * coroutine's saved state is non-empty, exactly the cases where the runtime
- * has work to do (see swift_task_enter/exitThreadLocalContext). If the word
- * cannot be found (another runtime layout, a statically linked runtime), the
- * thread keeps calling the runtime every time.
- */
-static _Thread_local void **rj_excl_head;       /* NULL: call the runtime */
-static size_t rj_excl_offset = (size_t)-1;       /* in libswiftCore's TLS block */
-static int rj_excl_disabled = -1;
-
-#if defined(__linux__)
-typedef struct {
-    const void *symbol;
-    char *tls_data;
-    size_t tls_size;
-} rj_tls_search;
-
-static int rj_find_tls_block(struct dl_phdr_info *info, size_t size, void *data) {
-    (void)size;
-    rj_tls_search *search = data;
-    int contains = 0;
-    const ElfW(Phdr) *tls = NULL;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && (uintptr_t)search->symbol >= start &&
-            (uintptr_t)search->symbol < start + ph->p_memsz)
-            contains = 1;
-        if (ph->p_type == PT_TLS) tls = ph;
-    }
-    if (!contains) return 0;
-    if (tls && info->dlpi_tls_data) {
-        search->tls_data = info->dlpi_tls_data;
-        search->tls_size = tls->p_memsz;
-    }
-    return 1;
-}
-
-static void rj_exclusivity_prepare_thread(void) {
-    if (rj_excl_disabled < 0) {
-        const char *env = getenv("RJ_EXCLUSIVITY_SLOW_PATH");
-        rj_excl_disabled = env && *env && *env != '0';
-    }
-    if (rj_excl_disabled || !swift_beginAccess || !swift_endAccess || !swift_task_enterThreadLocalContext)
-        return;
-    rj_tls_search search = {(const void *)swift_beginAccess, NULL, 0};
-    dl_iterate_phdr(rj_find_tls_block, &search);
-    if (!search.tls_data || search.tls_size < sizeof(void *)) return;
-    size_t offset = __atomic_load_n(&rj_excl_offset, __ATOMIC_RELAXED);
-    if (offset == (size_t)-1) {
-        static int target;
-        uintptr_t buffer[3] = {0, 0, 0}; /* the runtime's Access record */
-        /* ExclusivityFlags: Modify (1) | Tracking (0x20). */
-        swift_beginAccess(&target, buffer, 0x21, NULL);
-        for (size_t at = 0; at + sizeof(void *) <= search.tls_size; at += sizeof(void *)) {
-            if (*(void **)(search.tls_data + at) == (void *)buffer) {
-                offset = at;
-                break;
-            }
-        }
-        swift_endAccess(buffer);
-        if (offset == (size_t)-1 || *(void **)(search.tls_data + offset) == (void *)buffer) return;
-        __atomic_store_n(&rj_excl_offset, offset, __ATOMIC_RELAXED);
-    }
-    rj_excl_head = (void **)(search.tls_data + offset);
-}
-#else
-static void rj_exclusivity_prepare_thread(void) {}
-#endif
-
-int rj_exclusivity_fast_path(void) {
-    if (!rj_thread_prepared) rj_prepare_thread();
-    return rj_excl_head != NULL;
-}
-
-void rj_prepare_thread(void) {
-    rj_overflow_prepare_thread();
-    rj_exclusivity_prepare_thread();
-}
-
-static inline void rj_exclusivity_enter(rj_coro *c) {
-    void **head = rj_excl_head;
-    if (head && !*head && !c->exclusivity[0]) return; /* nothing open, nothing saved */
-    if (swift_task_enterThreadLocalContext) swift_task_enterThreadLocalContext((char *)c->exclusivity);
-}
-
-static inline void rj_exclusivity_exit(rj_coro *c) {
-    void **head = rj_excl_head;
-    if (head && !*head && !c->exclusivity[0]) return; /* the coroutine left nothing open */
-    if (swift_task_exitThreadLocalContext) swift_task_exitThreadLocalContext((char *)c->exclusivity);
-}
 
 _Thread_local rj_coro *rj_current;
 
@@ -235,6 +111,7 @@ rj_coro *rj_coro_create(size_t stack_size, rj_backend backend, rj_coro_entry ent
     c->finished = 0;
     c->resumer = NULL;
     c->exclusivity[0] = c->exclusivity[1] = 0;
+    c->tl_head = c->tl_bottom = c->tl_resumer_head = NULL;
     c->backend = (unsigned char)(RJ_HAVE_FAST ? backend : RJ_BACKEND_UCONTEXT);
 #if RJ_HAVE_FAST
     if (c->backend == RJ_BACKEND_FAST) {
@@ -257,11 +134,11 @@ void rj_coro_destroy(rj_coro *c) {
 /* ---- Switching ---------------------------------------------------------- */
 
 int rj_coro_resume(rj_coro *c) {
-    if (!rj_thread_prepared) rj_prepare_thread();
+    if (!rj_thread_prepared) rj_swift_state_prepare_thread();
     rj_coro *previous = rj_current;
     c->resumer = previous;
     rj_current = c;
-    rj_exclusivity_enter(c);
+    rj_swift_state_enter(c);
     RJ_HOOK_BEFORE_SWITCH_IN(c);
 #if RJ_HAVE_FAST
     if (c->backend == RJ_BACKEND_FAST) {
@@ -272,7 +149,7 @@ int rj_coro_resume(rj_coro *c) {
         swapcontext(&c->caller_uc, &c->uc);
     }
     RJ_HOOK_AFTER_SWITCH_OUT(c);
-    rj_exclusivity_exit(c);
+    rj_swift_state_exit(c);
     rj_current = previous;
     return c->finished;
 }

@@ -68,6 +68,12 @@ struct rj_coro {
     /* Swift runtime state saved per coroutine: the exclusivity access set
      * (two words, the layout swift_task_enter/exitThreadLocalContext use). */
     uintptr_t exclusivity[2];
+    /* Task-local values the body bound outside any task (rj_swift_state.c):
+     * the top and bottom of its own chain while suspended, and the resumer's
+     * head during a resume. */
+    void *tl_head;
+    void *tl_bottom;
+    void *tl_resumer_head;
     rj_coro *resumer;          /* coroutine current when this one was resumed */
     rj_coro_entry entry;
     void *arg;
@@ -102,8 +108,7 @@ RJ_HIDDEN void rj_set_error(const char *fmt, ...) __attribute__((format(printf, 
 
 /* rj_overflow.c */
 RJ_HIDDEN void rj_overflow_prepare_thread(void);
-/* rj_context.c: once per thread, before its first resume. */
-RJ_HIDDEN void rj_prepare_thread(void);
+
 extern _Thread_local int rj_thread_prepared;
 
 /* Assembly (switch_*.S). rj_switch saves the callee-saved registers on the

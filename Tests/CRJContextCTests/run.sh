@@ -8,7 +8,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 src="$here/../../Sources/CRJContext"
 out="${TMPDIR:-/tmp}/rj-ctests"
 mkdir -p "$out"
-files=("$src/rj_context.c" "$src/rj_stack.c" "$src/rj_overflow.c" "$here/context_test.c")
+files=("$src"/rj_*.c "$here/context_test.c")
 flags=(-O2 -Wall -Wextra -Werror -Wno-unused-parameter -I "$src/include" -I "$src" -pthread)
 
 case "${1:-native}" in

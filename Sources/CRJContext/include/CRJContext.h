@@ -159,6 +159,11 @@ int rj_guard_uses_madvise(void);
  * (RJ_EXCLUSIVITY_SLOW_PATH=1 in the environment forces that). */
 int rj_exclusivity_fast_path(void);
 
+/* 1 if this thread saves and restores the task-local values a coroutine binds
+ * outside any task (see rj_swift_state.c); 0 if the runtime's layout was not
+ * recognised and they are not tracked. */
+int rj_task_locals_tracked(void);
+
 /* The message of the last failure on this thread ("" if none). */
 const char *_Nonnull rj_last_error(void);
 
