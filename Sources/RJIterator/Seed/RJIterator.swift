@@ -50,8 +50,7 @@ public final class RJIterator {
     /// let it = RJIterator(withFunc: { name in rj_yield("hi \(name!)"); return nil }, arg: "Ann")
     /// ```
     public convenience init(withFunc function: @escaping (Any?) -> Any?, arg: Any?) {
-        nonisolated(unsafe) let argument = arg
-        self.init { function(argument) }
+        self.init { function(arg) }
     }
 
     deinit {
