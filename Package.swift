@@ -6,16 +6,20 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "RJIterator", targets: ["RJIterator"]),
+        .library(name: "RJPromises", targets: ["RJPromises"]),
     ],
     targets: [
         // Stacks and context switches: the only code that knows about registers.
         .target(name: "CRJContext", path: "Sources/CRJContext"),
         // Generators (typed and seed-compatible) on top of the C core.
         .target(name: "RJIterator", dependencies: ["CRJContext"], path: "Sources/RJIterator"),
-        .executableTarget(name: "bench", dependencies: ["RJIterator", "CRJContext"], path: "Benchmarks/bench"),
+        // Promises: stand-alone (Dispatch only); rj_await, a later layer, accepts them.
+        .target(name: "RJPromises", path: "Sources/RJPromises"),
+        .executableTarget(name: "bench", dependencies: ["RJIterator", "CRJContext", "RJPromises"], path: "Benchmarks/bench"),
         // A tiny program the tests run in a child process, for behaviour that ends a process
         // (stack overflow, a body error in for-in) or writes to stderr.
         .executableTarget(name: "rj-probe", dependencies: ["RJIterator"], path: "Tests/RJProbe"),
+        .testTarget(name: "RJPromisesTests", dependencies: ["RJPromises"], path: "Tests/RJPromisesTests"),
         .testTarget(name: "RJIteratorTests", dependencies: ["RJIterator", "CRJContext", "rj-probe"],
                     path: "Tests/RJIteratorTests"),
     ],

@@ -1,0 +1,21 @@
+import Dispatch
+import Synchronization
+
+private let defaultQueue = Mutex<DispatchQueue>(.main)
+
+extension DispatchQueue {
+    /// The queue promise blocks run on when no `on:` is given: the main queue unless changed,
+    /// as in google/promises.
+    ///
+    /// On Linux the main queue runs only under `dispatchMain()` or a running main `RunLoop`; a
+    /// command-line program or server that does neither sets this once, at start-up, to a
+    /// global queue:
+    ///
+    /// ```swift
+    /// DispatchQueue.promises = .global()
+    /// ```
+    public static var promises: DispatchQueue {
+        get { defaultQueue.withLock { $0 } }
+        set { defaultQueue.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,262 @@
+import Dispatch
+import Synchronization
+
+/// A value that will be there later, or an error: the core of the promise API.
+///
+/// A promise starts *pending* and settles once: *fulfilled* with a value or *rejected* with an
+/// error; settling again is ignored. Blocks attached with `then`, `catch` and the other
+/// operators (one per file, `Promise+Then.swift`...) run asynchronously on a dispatch queue,
+/// `DispatchQueue.promises` unless you pass `on:`, in the order they were attached, also when
+/// the promise was already settled.
+///
+/// ```swift
+/// let p = Promise<Int>.pending()
+/// p.then { print("got \($0)") }
+///  .catch { print("failed: \($0)") }
+/// p.fulfill(42)
+/// ```
+///
+/// Threads: every member is safe to call from any thread. A promise is `Sendable`, and so must be
+/// its value: it is handed from the thread that settles it to the queues that observe it.
+///
+/// Lifetime: a pending promise is kept alive by whoever can still settle it (its `fulfill` and
+/// `reject` closures, a promise it waits for) and keeps alive the promises derived from it
+/// until it settles; then it lets them go. A pending promise nobody references is freed, with
+/// the chain hanging on it.
+public final class Promise<Value: Sendable>: @unchecked Sendable {
+    typealias Outcome = Result<Value, any Error>
+
+    /// Something waiting for the outcome: a block to run on a queue, or (inside this module)
+    /// one to run synchronously on the thread that settles the promise.
+    enum Observer {
+        case queued(DispatchQueue, @Sendable (Outcome) -> Void)
+        case inline(@Sendable (Outcome) -> Void)
+    }
+
+    private let lock = SpinLock()
+    // Guarded by `lock`.
+    private var outcome: Outcome?
+    private var firstObserver: Observer?
+    private var moreObservers: [Observer] = []
+
+    /// Makes a pending promise, to settle later with ``fulfill(_:)`` or ``reject(_:)``.
+    ///
+    /// ```swift
+    /// let p = Promise<String>.pending()
+    /// DispatchQueue.global().async { p.fulfill("done") }
+    /// ```
+    public static func pending() -> Promise<Value> {
+        Promise(settled: nil)
+    }
+
+    /// Makes a promise already fulfilled with `value`.
+    ///
+    /// ```swift
+    /// let p = Promise(42)   // Promise<Int>, fulfilled
+    /// ```
+    public init(_ value: Value) {
+        outcome = .success(value)
+    }
+
+    /// Makes a promise already rejected with `error`.
+    ///
+    /// ```swift
+    /// let p = Promise<Int>(URLError(.timedOut))
+    /// ```
+    public init(_ error: any Error) {
+        outcome = .failure(error)
+    }
+
+    init(settled: Outcome?) {
+        outcome = settled
+    }
+
+    deinit {
+        // A pending promise going away with blocks still attached: dropping them may free
+        // derived promises, whose deinit drops theirs, and so on down a chain of any length.
+        // Hand them to the thread's trampoline so the chain is freed in a loop, not by recursion.
+        // Move everything out of the stored properties, so that the trampoline holds the only
+        // references and frees them inside its loop.
+        if firstObserver != nil {
+            let first = firstObserver.take()
+            let more = moreObservers
+            moreObservers = []
+            // `consume`: without it an unoptimised build keeps the locals and releases them
+            // here, after the trampoline has finished, and the recursion is back.
+            Trampoline.drop((consume first, consume more))
+        }
+    }
+
+    // MARK: Settling
+
+    /// Fulfills a pending promise with `value`; on a settled promise it does nothing.
+    ///
+    /// ```swift
+    /// let p = Promise<Int>.pending()
+    /// p.fulfill(1)
+    /// p.fulfill(2)   // ignored: p keeps 1
+    /// ```
+    public func fulfill(_ value: Value) {
+        settle(.success(value))
+    }
+
+    /// Rejects a pending promise with `error`; on a settled promise it does nothing.
+    ///
+    /// ```swift
+    /// p.reject(MyError.offline)
+    /// ```
+    public func reject(_ error: any Error) {
+        settle(.failure(error))
+    }
+
+    /// Settles the promise with `result`, as ``fulfill(_:)`` or ``reject(_:)`` would.
+    ///
+    /// ```swift
+    /// p.resolve(with: Result { try load() })
+    /// ```
+    public func resolve(with result: Result<Value, any Error>) {
+        settle(result)
+    }
+
+    func settle(_ result: Outcome) {
+        lock.lock()
+        guard outcome == nil else {
+            lock.unlock()
+            return
+        }
+        outcome = result
+        let first = firstObserver.take()
+        let more = moreObservers
+        moreObservers = []
+        // Queued blocks are dispatched before the lock is released, so that one attached right
+        // after the settling cannot overtake them on a serial queue.
+        var inline: [@Sendable (Outcome) -> Void] = []
+        if let first { Self.deliver(first, result, collecting: &inline) }
+        for observer in more { Self.deliver(observer, result, collecting: &inline) }
+        lock.unlock()
+        if !inline.isEmpty {
+            let bodies = inline
+            Trampoline.run { for body in bodies { body(result) } }
+        }
+    }
+
+    private static func deliver(_ observer: Observer, _ result: Outcome, collecting inline: inout [@Sendable (Outcome) -> Void]) {
+        switch observer {
+        case .queued(let queue, let body): queue.async { body(result) }
+        case .inline(let body): inline.append(body)
+        }
+    }
+
+    // MARK: Observing
+
+    /// Runs `body` with the outcome, asynchronously on `queue`, once the promise settles (or
+    /// right away, still asynchronously, if it has).
+    func observe(on queue: DispatchQueue, _ body: @escaping @Sendable (Outcome) -> Void) {
+        lock.lock()
+        if let outcome {
+            queue.async { body(outcome) }
+            lock.unlock()
+            return
+        }
+        append(.queued(queue, body))
+        lock.unlock()
+    }
+
+    /// Runs `body` with the outcome on the thread that settles the promise (now, if it has).
+    /// For this module's plumbing: adopting a promise, waiting for one.
+    func observeInline(_ body: @escaping @Sendable (Outcome) -> Void) {
+        lock.lock()
+        if let outcome {
+            lock.unlock()
+            Trampoline.run { body(outcome) }
+            return
+        }
+        append(.inline(body))
+        lock.unlock()
+    }
+
+    private func append(_ observer: Observer) {
+        if firstObserver == nil {
+            firstObserver = observer
+        } else {
+            moreObservers.append(observer)
+        }
+    }
+
+    /// Settles this promise as `other` settles. A promise asked to adopt itself is rejected
+    /// with ``PromiseError/chainingCycle`` instead of waiting for itself forever.
+    func adopt(_ other: Promise<Value>) {
+        if other === self {
+            reject(PromiseError.chainingCycle)
+            return
+        }
+        other.observeInline { [self] in settle($0) }
+    }
+
+    // MARK: State
+
+    /// The outcome so far, read atomically.
+    var currentOutcome: Outcome? {
+        lock.lock()
+        defer { lock.unlock() }
+        return outcome
+    }
+
+    /// Whether the promise has not settled yet.
+    ///
+    /// ```swift
+    /// Promise<Int>.pending().isPending   // true
+    /// ```
+    public var isPending: Bool { currentOutcome == nil }
+
+    /// Whether the promise was fulfilled.
+    ///
+    /// ```swift
+    /// Promise(1).isFulfilled   // true
+    /// ```
+    public var isFulfilled: Bool {
+        if case .success? = currentOutcome { return true }
+        return false
+    }
+
+    /// Whether the promise was rejected (cancellation included).
+    ///
+    /// ```swift
+    /// Promise<Int>(MyError.failed).isRejected   // true
+    /// ```
+    public var isRejected: Bool {
+        if case .failure? = currentOutcome { return true }
+        return false
+    }
+
+    /// The value, if the promise was fulfilled; `nil` while pending or if rejected. To wait for
+    /// it, use `then`, ``awaitPromise()`` or, from async code, ``value``.
+    ///
+    /// ```swift
+    /// Promise(3).fulfilledValue   // 3
+    /// ```
+    public var fulfilledValue: Value? {
+        if case .success(let value)? = currentOutcome { return value }
+        return nil
+    }
+
+    /// The error, if the promise was rejected; `nil` while pending or if fulfilled.
+    ///
+    /// ```swift
+    /// Promise<Int>(MyError.failed).error   // MyError.failed
+    /// ```
+    public var error: (any Error)? {
+        if case .failure(let error)? = currentOutcome { return error }
+        return nil
+    }
+}
+
+extension Promise: CustomStringConvertible {
+    public var description: String {
+        switch currentOutcome {
+        case nil: return "Promise<\(Value.self)>(pending)"
+        case .success(let value)?: return "Promise<\(Value.self)>(fulfilled: \(value))"
+        case .failure(let error)?: return "Promise<\(Value.self)>(rejected: \(error))"
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Dispatch
+import Synchronization
+
+extension Promises {
+    /// A promise fulfilled with the values of all `promises`, in their order, once all are
+    /// fulfilled; rejected with the first error as soon as one is rejected. An empty array
+    /// fulfils at once with `[]`.
+    ///
+    /// The outcome is delivered through `queue`.
+    ///
+    /// ```swift
+    /// Promises.all([load(1), load(2), load(3)]).then { pages in show(pages) }
+    /// ```
+    public static func all<Value: Sendable>(on queue: DispatchQueue = .promises, _ promises: [Promise<Value>]) -> Promise<[Value]> {
+        if promises.isEmpty { return Promise<[Value]>([]) }
+        let result = Promise<[Value]>(settled: nil)
+        let collected = Mutex<(values: [Value?], remaining: Int)>((Array(repeating: nil, count: promises.count), promises.count))
+        for (index, promise) in promises.enumerated() {
+            promise.observe(on: queue) { outcome in
+                switch outcome {
+                case .failure(let error):
+                    result.reject(error)
+                case .success(let value):
+                    let done: [Value]? = collected.withLock { state in
+                        state.values[index] = value
+                        state.remaining -= 1
+                        return state.remaining == 0 ? state.values.map { $0! } : nil
+                    }
+                    if let done { result.fulfill(done) }
+                }
+            }
+        }
+        return result
+    }
+
+    /// A promise of both values once both promises are fulfilled; rejected with the first error.
+    ///
+    /// ```swift
+    /// Promises.all(fetchUser(), fetchSettings()).then { user, settings in ... }
+    /// ```
+    public static func all<A: Sendable, B: Sendable>(
+        on queue: DispatchQueue = .promises, _ a: Promise<A>, _ b: Promise<B>
+    ) -> Promise<(A, B)> {
+        all(on: queue, [a.then(on: queue) { $0 as any Sendable }, b.then(on: queue) { $0 as any Sendable }])
+            .then(on: queue) { values in (values[0] as! A, values[1] as! B) }
+    }
+
+    /// A promise of the three values once all three promises are fulfilled; rejected with the
+    /// first error.
+    ///
+    /// ```swift
+    /// Promises.all(p1, p2, p3).then { a, b, c in ... }
+    /// ```
+    public static func all<A: Sendable, B: Sendable, C: Sendable>(
+        on queue: DispatchQueue = .promises, _ a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>
+    ) -> Promise<(A, B, C)> {
+        all(on: queue, [
+            a.then(on: queue) { $0 as any Sendable }, b.then(on: queue) { $0 as any Sendable },
+            c.then(on: queue) { $0 as any Sendable },
+        ]).then(on: queue) { values in (values[0] as! A, values[1] as! B, values[2] as! C) }
+    }
+
+    /// A promise of the four values once all four promises are fulfilled; rejected with the
+    /// first error.
+    ///
+    /// ```swift
+    /// Promises.all(p1, p2, p3, p4).then { a, b, c, d in ... }
+    /// ```
+    public static func all<A: Sendable, B: Sendable, C: Sendable, D: Sendable>(
+        on queue: DispatchQueue = .promises, _ a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>, _ d: Promise<D>
+    ) -> Promise<(A, B, C, D)> {
+        all(on: queue, [
+            a.then(on: queue) { $0 as any Sendable }, b.then(on: queue) { $0 as any Sendable },
+            c.then(on: queue) { $0 as any Sendable }, d.then(on: queue) { $0 as any Sendable },
+        ]).then(on: queue) { values in (values[0] as! A, values[1] as! B, values[2] as! C, values[3] as! D) }
+    }
+}

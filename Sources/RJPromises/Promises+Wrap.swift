@@ -1,0 +1,71 @@
+import Dispatch
+
+extension Promises {
+    /// A promise for a callback API that reports `(value?, error?)`: fulfilled with the value
+    /// (which may be `nil`) when the error is `nil`, rejected otherwise. `work` runs
+    /// asynchronously on `queue`; the first call of the callback wins.
+    ///
+    /// ```swift
+    /// Promises.wrap { handler in session.load(url, completion: handler) }   // Promise<Data?>
+    /// ```
+    public static func wrap<Value: Sendable>(
+        on queue: DispatchQueue = .promises,
+        _ work: @escaping @Sendable (_ handler: @escaping @Sendable (Value?, (any Error)?) -> Void) throws -> Void
+    ) -> Promise<Value?> {
+        Promise<Value?>(on: queue) { fulfill, reject in
+            try work { value, error in
+                if let error { reject(error) } else { fulfill(value) }
+            }
+        }
+    }
+
+    /// A promise for a callback API that reports only an optional error: fulfilled when it is
+    /// `nil`, rejected otherwise.
+    ///
+    /// ```swift
+    /// Promises.wrap { handler in file.close(completion: handler) }   // Promise<Void>
+    /// ```
+    public static func wrap(
+        on queue: DispatchQueue = .promises,
+        _ work: @escaping @Sendable (_ handler: @escaping @Sendable ((any Error)?) -> Void) throws -> Void
+    ) -> Promise<Void> {
+        Promise<Void>(on: queue) { fulfill, reject in
+            try work { error in
+                if let error { reject(error) } else { fulfill(()) }
+            }
+        }
+    }
+
+    /// A promise for a callback API that always delivers a value.
+    ///
+    /// ```swift
+    /// Promises.wrap { handler in timer.fire(after: 1, then: handler) }   // Promise<Date>
+    /// ```
+    public static func wrap<Value: Sendable>(
+        on queue: DispatchQueue = .promises,
+        _ work: @escaping @Sendable (_ handler: @escaping @Sendable (Value) -> Void) throws -> Void
+    ) -> Promise<Value> {
+        Promise<Value>(on: queue) { fulfill, _ in
+            try work(fulfill)
+        }
+    }
+
+    /// A promise for a callback API that delivers a `Result`.
+    ///
+    /// ```swift
+    /// Promises.wrap { handler in client.send(request, completion: handler) }   // Promise<Response>
+    /// ```
+    public static func wrap<Value: Sendable>(
+        on queue: DispatchQueue = .promises,
+        _ work: @escaping @Sendable (_ handler: @escaping @Sendable (Result<Value, any Error>) -> Void) throws -> Void
+    ) -> Promise<Value> {
+        Promise<Value>(on: queue) { fulfill, reject in
+            try work { result in
+                switch result {
+                case .success(let value): fulfill(value)
+                case .failure(let error): reject(error)
+                }
+            }
+        }
+    }
+}
