@@ -7,6 +7,7 @@ import CRJContext
 import Dispatch
 import Foundation
 import RJIterator
+import RJPromises
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 var rows: [Row] = []
@@ -230,6 +231,92 @@ if wanted(memName), residentBytes() >= 0 {
                     samples: [released / Double(Swift.max(alive, 1))], note: "per generator, closes each body"))
 }
 
+// ---- Promises: google/promises' own benchmark, with GCD beside it ------------------------
+
+let promiseGroup = "promises (google/promises' benchmark; per run)"
+let serialQueue = DispatchQueue(label: "bench.promises.serial")
+let concurrentQueue = DispatchQueue(label: "bench.promises.concurrent", attributes: .concurrent)
+
+add(promiseGroup, "GCD: 1 queue.async, then signal") { n in
+    let done = DispatchSemaphore(value: 0)
+    for _ in 0..<n {
+        serialQueue.async { done.signal() }
+        done.wait()
+    }
+}
+add(promiseGroup, "resolved promise + 1 then", note: "serial queue, the then signals") { n in
+    let done = DispatchSemaphore(value: 0)
+    for i in 0..<n {
+        Promise(i).then(on: serialQueue) { _ in done.signal() }
+        done.wait()
+    }
+}
+add(promiseGroup, "GCD: 2 nested queue.async") { n in
+    let done = DispatchSemaphore(value: 0)
+    for _ in 0..<n {
+        serialQueue.async { serialQueue.async { done.signal() } }
+        done.wait()
+    }
+}
+add(promiseGroup, "resolved promise + 2 thens") { n in
+    let done = DispatchSemaphore(value: 0)
+    for i in 0..<n {
+        Promise(i).then(on: serialQueue) { $0 + 1 }.then(on: serialQueue) { _ in done.signal() }
+        done.wait()
+    }
+}
+add(promiseGroup, "GCD: 3 nested queue.async") { n in
+    let done = DispatchSemaphore(value: 0)
+    for _ in 0..<n {
+        serialQueue.async { serialQueue.async { serialQueue.async { done.signal() } } }
+        done.wait()
+    }
+}
+add(promiseGroup, "resolved promise + 3 thens") { n in
+    let done = DispatchSemaphore(value: 0)
+    for i in 0..<n {
+        Promise(i).then(on: serialQueue) { $0 + 1 }.then(on: serialQueue) { $0 + 1 }
+            .then(on: serialQueue) { _ in done.signal() }
+        done.wait()
+    }
+}
+
+/// Runs `n` operations in batches of 10,000, google/promises' batch size.
+func inBatches(_ n: Int, _ batch: (Int) -> Void) {
+    var left = n
+    while left > 0 {
+        let size = min(left, 10_000)
+        batch(size)
+        left -= size
+    }
+}
+
+add(promiseGroup, "GCD: 10,000 blocks on a concurrent queue", note: "per block; group wait") { n in
+    inBatches(n) { size in
+        let group = DispatchGroup()
+        for _ in 0..<size {
+            group.enter()
+            concurrentQueue.async { group.leave() }
+        }
+        group.wait()
+    }
+}
+add(promiseGroup, "10,000 pending promises + then, resolved in a loop", note: "per promise; concurrent queue") { n in
+    inBatches(n) { size in
+        let group = DispatchGroup()
+        var promises: [Promise<Int>] = []
+        promises.reserveCapacity(size)
+        for _ in 0..<size {
+            let p = Promise<Int>.pending()
+            group.enter()
+            p.then(on: concurrentQueue) { _ in group.leave() }
+            promises.append(p)
+        }
+        for (i, p) in promises.enumerated() { p.fulfill(i) }
+        group.wait()
+    }
+}
+
 // ---- Targets ----------------------------------------------------------------------------
 
 @MainActor func median(_ name: String) -> Double? { rows.first { $0.name == name }?.median }
@@ -245,6 +332,16 @@ if let g = median("Generator<Int, Int, Void>.next(i)") {
         if let a = median(alt) {
             ratios.append(Ratio(name: "\(alt) / Generator.next", value: a / g, target: "(information: >1 means Generator is faster)", met: nil))
         }
+    }
+}
+for (promise, gcd, target) in [
+    ("resolved promise + 1 then", "GCD: 1 queue.async, then signal", 1.25),
+    ("resolved promise + 2 thens", "GCD: 2 nested queue.async", 1.5),
+    ("resolved promise + 3 thens", "GCD: 3 nested queue.async", 1.5),
+    ("10,000 pending promises + then, resolved in a loop", "GCD: 10,000 blocks on a concurrent queue", 2.0),
+] {
+    if let p = median(promise), let g = median(gcd) {
+        ratios.append(Ratio(name: "\(promise) / GCD", value: p / g, target: String(format: "<= %.2gx", target), met: p / g <= target))
     }
 }
 if let c = median("create + first next + release (pooled)") {

@@ -10,7 +10,7 @@ extension Promise {
     /// ```swift
     /// login().then { fetchProfile($0) }.catch { error in showAlert(error) }
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func `catch`(on queue: DispatchQueue = .promises, _ handler: @escaping @Sendable (any Error) -> Void) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
         observe(on: queue) { outcome in

@@ -14,7 +14,7 @@ extension Promise {
     /// ```swift
     /// login(user).then { token in fetchProfile(token) }   // Promise<Profile>
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func then<Next: Sendable>(
         on queue: DispatchQueue = .promises, _ work: @escaping @Sendable (Value) throws -> Promise<Next>
     ) -> Promise<Next> {
@@ -43,7 +43,7 @@ extension Promise {
     /// ```swift
     /// Promise(2).then { $0 * 21 }   // Promise<Int> fulfilled with 42
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func then<Next: Sendable>(
         on queue: DispatchQueue = .promises, _ work: @escaping @Sendable (Value) throws -> Next
     ) -> Promise<Next> {
@@ -69,7 +69,7 @@ extension Promise {
     /// ```swift
     /// fetchUser().then { user in print(user.name) }.catch { print($0) }
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func then(on queue: DispatchQueue = .promises, _ work: @escaping @Sendable (Value) throws -> Void) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
         observe(on: queue) { outcome in

@@ -24,20 +24,21 @@ import Synchronization
 /// until it settles; then it lets them go. A pending promise nobody references is freed, with
 /// the chain hanging on it.
 public final class Promise<Value: Sendable>: @unchecked Sendable {
-    typealias Outcome = Result<Value, any Error>
+    @usableFromInline typealias Outcome = Result<Value, any Error>
 
     /// Something waiting for the outcome: a block to run on a queue, or (inside this module)
     /// one to run synchronously on the thread that settles the promise.
+    @usableFromInline
     enum Observer {
         case queued(DispatchQueue, @Sendable (Outcome) -> Void)
         case inline(@Sendable (Outcome) -> Void)
     }
 
-    private let lock = SpinLock()
+    @usableFromInline let lock = SpinLock()
     // Guarded by `lock`.
-    private var outcome: Outcome?
-    private var firstObserver: Observer?
-    private var moreObservers: [Observer] = []
+    @usableFromInline var outcome: Outcome?
+    @usableFromInline var firstObserver: Observer?
+    @usableFromInline var moreObservers: [Observer] = []
 
     /// Makes a pending promise, to settle later with ``fulfill(_:)`` or ``reject(_:)``.
     ///
@@ -45,6 +46,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// let p = Promise<String>.pending()
     /// DispatchQueue.global().async { p.fulfill("done") }
     /// ```
+    @inlinable
     public static func pending() -> Promise<Value> {
         Promise(settled: nil)
     }
@@ -54,6 +56,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// ```swift
     /// let p = Promise(42)   // Promise<Int>, fulfilled
     /// ```
+    @inlinable
     public init(_ value: Value) {
         outcome = .success(value)
     }
@@ -63,10 +66,12 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// ```swift
     /// let p = Promise<Int>(URLError(.timedOut))
     /// ```
+    @inlinable
     public init(_ error: any Error) {
         outcome = .failure(error)
     }
 
+    @inlinable
     init(settled: Outcome?) {
         outcome = settled
     }
@@ -96,6 +101,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// p.fulfill(1)
     /// p.fulfill(2)   // ignored: p keeps 1
     /// ```
+    @inlinable
     public func fulfill(_ value: Value) {
         settle(.success(value))
     }
@@ -105,6 +111,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// ```swift
     /// p.reject(MyError.offline)
     /// ```
+    @inlinable
     public func reject(_ error: any Error) {
         settle(.failure(error))
     }
@@ -114,10 +121,12 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// ```swift
     /// p.resolve(with: Result { try load() })
     /// ```
+    @inlinable
     public func resolve(with result: Result<Value, any Error>) {
         settle(result)
     }
 
+    @inlinable
     func settle(_ result: Outcome) {
         lock.lock()
         guard outcome == nil else {
@@ -140,7 +149,8 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    private static func deliver(_ observer: Observer, _ result: Outcome, collecting inline: inout [@Sendable (Outcome) -> Void]) {
+    @inlinable
+    static func deliver(_ observer: Observer, _ result: Outcome, collecting inline: inout [@Sendable (Outcome) -> Void]) {
         switch observer {
         case .queued(let queue, let body): queue.async { body(result) }
         case .inline(let body): inline.append(body)
@@ -151,6 +161,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
 
     /// Runs `body` with the outcome, asynchronously on `queue`, once the promise settles (or
     /// right away, still asynchronously, if it has).
+    @inlinable
     func observe(on queue: DispatchQueue, _ body: @escaping @Sendable (Outcome) -> Void) {
         lock.lock()
         if let outcome {
@@ -164,6 +175,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
 
     /// Runs `body` with the outcome on the thread that settles the promise (now, if it has).
     /// For this module's plumbing: adopting a promise, waiting for one.
+    @inlinable
     func observeInline(_ body: @escaping @Sendable (Outcome) -> Void) {
         lock.lock()
         if let outcome {
@@ -175,7 +187,8 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         lock.unlock()
     }
 
-    private func append(_ observer: Observer) {
+    @inlinable
+    func append(_ observer: Observer) {
         if firstObserver == nil {
             firstObserver = observer
         } else {
@@ -185,6 +198,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
 
     /// Settles this promise as `other` settles. A promise asked to adopt itself is rejected
     /// with ``PromiseError/chainingCycle`` instead of waiting for itself forever.
+    @inlinable
     func adopt(_ other: Promise<Value>) {
         if other === self {
             reject(PromiseError.chainingCycle)
@@ -196,6 +210,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     // MARK: State
 
     /// The outcome so far, read atomically.
+    @inlinable
     var currentOutcome: Outcome? {
         lock.lock()
         defer { lock.unlock() }

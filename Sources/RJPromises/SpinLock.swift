@@ -11,16 +11,20 @@ import Darwin
 /// Held only for a few loads and stores (and, when a promise settles, for dispatching its
 /// blocks), so spinning briefly beats sleeping; a holder that is preempted makes the waiter
 /// yield its core instead of burning it.
+@usableFromInline
 struct SpinLock: ~Copyable {
-    private let word = Atomic<Bool>(false)
+    @usableFromInline let word = Atomic<Bool>(false)
 
-    @inline(__always)
+    @inlinable init() {}
+
+    @inlinable @inline(__always)
     func lock() {
         if !word.exchange(true, ordering: .acquiring) { return }
         lockSlow()
     }
 
-    private func lockSlow() {
+    @usableFromInline
+    func lockSlow() {
         var spins = 0
         while true {
             while word.load(ordering: .relaxed) {
@@ -34,7 +38,7 @@ struct SpinLock: ~Copyable {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func unlock() {
         word.store(false, ordering: .releasing)
     }

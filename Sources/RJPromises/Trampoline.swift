@@ -7,6 +7,7 @@ import Darwin
 /// Runs work that would otherwise nest without bound in a loop instead of by recursion: a
 /// promise settled while another settles, a chain of 100,000 pending promises freed one by the
 /// other. The first call on a thread drains a per-thread list; a nested call only appends.
+@usableFromInline
 enum Trampoline {
     enum Item {
         case run(@Sendable () -> Void)
@@ -37,6 +38,7 @@ enum Trampoline {
     }
 
     /// Runs `work` now, or, inside another trampolined call on this thread, right after it.
+    @usableFromInline
     static func run(_ work: @escaping @Sendable () -> Void) {
         let state = current
         state.items.append(.run(work))
@@ -45,6 +47,7 @@ enum Trampoline {
 
     /// Releases `value` (consumed: the caller keeps no reference) inside the loop, so that
     /// whatever its release frees in turn is queued instead of nested.
+    @usableFromInline
     static func drop(_ value: consuming Any) {
         let state = current
         state.items.append(.drop(value))
