@@ -35,7 +35,7 @@ struct Options {
             usage: swift run -c release bench [--quick] [--json] [--filter NAME] [--scale N]
               --quick        fewer samples and a smaller memory row (what CI runs)
               --json         machine-readable output
-              --filter NAME  only rows whose name contains NAME
+              --filter NAME  only rows whose name contains NAME (several: A,B)
               --scale N      suspended generators alive at once in the memory row (default 100000)
             """)
         exit(problem == nil ? 0 : 2)

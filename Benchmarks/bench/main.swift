@@ -36,7 +36,7 @@ func blackHole<T>(_ x: T) {}
 
 func wanted(_ name: String) -> Bool {
     guard let f = options.filter else { return true }
-    return name.localizedCaseInsensitiveContains(f)
+    return f.split(separator: ",").contains { name.localizedCaseInsensitiveContains($0) }
 }
 
 @MainActor func add(_ group: String, _ name: String, note: String = "", _ body: (Int) -> Void) {
@@ -341,7 +341,7 @@ for (promise, gcd, target) in [
     ("10,000 pending promises + then, resolved in a loop", "GCD: 10,000 blocks on a concurrent queue", 2.0),
 ] {
     if let p = median(promise), let g = median(gcd) {
-        ratios.append(Ratio(name: "\(promise) / GCD", value: p / g, target: String(format: "<= %.2gx", target), met: p / g <= target))
+        ratios.append(Ratio(name: "\(promise) / GCD", value: p / g, target: String(format: "<= %.2fx", target), met: p / g <= target))
     }
 }
 if let c = median("create + first next + release (pooled)") {
