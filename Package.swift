@@ -11,16 +11,17 @@ let package = Package(
     targets: [
         // Stacks and context switches: the only code that knows about registers.
         .target(name: "CRJContext", path: "Sources/CRJContext"),
-        // Generators (typed and seed-compatible) on top of the C core.
-        .target(name: "RJIterator", dependencies: ["CRJContext"], path: "Sources/RJIterator"),
-        // Promises: stand-alone (Dispatch only); rj_await, a later layer, accepts them.
+        // Promises: stand-alone (Dispatch only).
         .target(name: "RJPromises", path: "Sources/RJPromises"),
+        // Generators (typed and seed-compatible) on top of the C core, and rj_async/rj_await
+        // on top of generators; only the Async folder uses RJPromises (rj_await accepts them).
+        .target(name: "RJIterator", dependencies: ["CRJContext", "RJPromises"], path: "Sources/RJIterator"),
         .executableTarget(name: "bench", dependencies: ["RJIterator", "CRJContext", "RJPromises"], path: "Benchmarks/bench"),
         // A tiny program the tests run in a child process, for behaviour that ends a process
         // (stack overflow, a body error in for-in) or writes to stderr.
         .executableTarget(name: "rj-probe", dependencies: ["RJIterator"], path: "Tests/RJProbe"),
         .testTarget(name: "RJPromisesTests", dependencies: ["RJPromises"], path: "Tests/RJPromisesTests"),
-        .testTarget(name: "RJIteratorTests", dependencies: ["RJIterator", "CRJContext", "rj-probe"],
+        .testTarget(name: "RJIteratorTests", dependencies: ["RJIterator", "RJPromises", "CRJContext", "rj-probe"],
                     path: "Tests/RJIteratorTests"),
     ],
     swiftLanguageModes: [.v6]

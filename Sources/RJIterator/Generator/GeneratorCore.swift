@@ -66,6 +66,7 @@ enum ErasedOutcome {
 enum CoroutineTag {
     @usableFromInline static var generator: Int32 { 1 }
     @usableFromInline static var seedIterator: Int32 { 2 }
+    @usableFromInline static var asyncTask: Int32 { 3 }
 }
 
 @usableFromInline
@@ -99,6 +100,9 @@ class CoroutineHost {
     /// The seed API's handle sets this: on release, a suspended stack is dropped without
     /// unwinding (its `rj_yield` cannot throw the exit signal).
     @usableFromInline final var abandonOnRelease = false
+    /// For an `rj_async` body: its task (unretained; the task owns this core), which
+    /// `rj_await` finds through the running coroutine.
+    final var asyncTask: Unmanaged<AnyObject>?
 
     @usableFromInline init(main: @escaping (CoroutineHost) -> Void) {
         self.main = main

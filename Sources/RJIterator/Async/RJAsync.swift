@@ -1,0 +1,221 @@
+import CRJContext
+import Foundation
+
+/// The callback of an asynchronous task: call it once, from any thread, with a value or an
+/// error.
+public typealias RJAsyncCallback = @Sendable (Any?, (any Error)?) -> Void
+
+/// An asynchronous task in the seed's sense: a closure that starts some work and calls the
+/// callback it is given when the work is done.
+///
+/// ```swift
+/// func login(_ user: String) -> RJAsyncClosure {
+///     return { callback in api.login(user) { json, error in callback(json, error) } }
+/// }
+/// ```
+public typealias RJAsyncClosure = @Sendable (@escaping RJAsyncCallback) -> Void
+
+/// Runs `body` as straight-line code over asynchronous work: inside it, `rj_await(_:)`
+/// waits for a callback, a promise or a value without blocking `queue`.
+///
+/// The body runs as a coroutine on `queue` (the main queue by default, as in the seed, so UI
+/// code can run in it). `rj_async` only schedules its start and returns at once, so `.finally`
+/// can be attached afterwards. Every resume after an `rj_await` happens on `queue` again,
+/// whichever thread the callback fired on.
+///
+/// ```swift
+/// rj_async {
+///     let login = rj_await(self.login(account: "112233", pwd: "445566"))
+///     if login.error != nil { return }
+///     let info = rj_await(self.query(uid: "80022", token: "67625235555"))
+///     print(info.value ?? "no info")
+/// }
+/// .finally {
+///     ProgressHud.dismiss()
+/// }
+/// ```
+///
+/// On Linux the main queue only runs under `dispatchMain()` or a running main `RunLoop`; a
+/// command-line program passes another queue or runs the main loop with
+/// ``RJAsyncTask/runMainLoop(until:timeout:)``.
+@discardableResult
+public func rj_async(on queue: DispatchQueue = .main, _ body: @escaping @Sendable () -> Void) -> RJAsyncTask {
+    let task = RJAsyncTask(queue: queue, body: body)
+    task.start()
+    return task
+}
+
+/// A running `rj_async` body: attach ``finally(_:)`` handlers, ``cancel()`` it, or wait for it.
+///
+/// Lifetime: while the body waits, the pending await keeps the task alive (the work's callback
+/// holds it); when the body ends, the task lets its stack go and runs its `finally` handlers.
+/// Thread-safe: every member may be called from any thread.
+public final class RJAsyncTask: @unchecked Sendable {
+    /// The queue the body and the `finally` handlers run on.
+    public let queue: DispatchQueue
+    private let lock = NSLock()
+    private var core: GeneratorCore<AwaitSlot, RJResult, Void>?
+    private var pendingSlot: AwaitSlot?
+    private var handlers: [@Sendable () -> Void] = []
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var cancelled = false
+    private var finished = false
+
+    init(queue: DispatchQueue, body: @escaping @Sendable () -> Void) {
+        self.queue = queue
+        let core = GeneratorCore<AwaitSlot, RJResult, Void>(stackSize: 0, tag: CoroutineTag.asyncTask) { _ in body() }
+        self.core = core
+        core.asyncTask = Unmanaged.passUnretained(self)
+    }
+
+    func start() {
+        queue.async { self.step(RJResult()) }
+    }
+
+    /// Runs the body (on `queue`) until its next `rj_await` or its end.
+    private func step(_ input: RJResult) {
+        let core: GeneratorCore<AwaitSlot, RJResult, Void>? = lock.withLock {
+            pendingSlot = nil
+            // Cancelled before it ever ran: the body never starts.
+            if cancelled, self.core?.state == .created { return nil }
+            return self.core
+        }
+        guard let core else { return finish() }
+        let step: GeneratorStep<AwaitSlot, Void>
+        do {
+            step = try core.perform(.next(input))
+        } catch {
+            rj_report("RJIterator: rj_async could not run its body: \(error)")
+            return finish()
+        }
+        switch step {
+        case .returned:
+            finish()
+        case .yielded(let slot):
+            let cancelledMeanwhile = lock.withLock { () -> Bool in
+                pendingSlot = slot
+                return cancelled
+            }
+            if cancelledMeanwhile, slot.complete(RJResult(value: nil, error: RJAsyncError.cancelled, done: false)) {
+                slot.onCancel?()
+            }
+            slot.arm { [self] box in queue.async { self.step(box.value) } }
+        }
+    }
+
+    private func finish() {
+        let (toRun, toResume): ([@Sendable () -> Void], [CheckedContinuation<Void, Never>]) = lock.withLock {
+            finished = true
+            core = nil
+            defer {
+                handlers = []
+                waiters = []
+            }
+            return (handlers, waiters)
+        }
+        for handler in toRun { handler() }
+        for waiter in toResume { waiter.resume() }
+    }
+
+    /// Runs `handler` on the task's queue once the body has ended (early returns included) or
+    /// was cancelled; exactly once. Attached after the end, it still runs (asynchronously).
+    ///
+    /// ```swift
+    /// rj_async { ... }.finally { spinner.stop() }
+    /// ```
+    @discardableResult
+    public func finally(_ handler: @escaping @Sendable () -> Void) -> RJAsyncTask {
+        let runNow = lock.withLock { () -> Bool in
+            if finished { return true }
+            handlers.append(handler)
+            return false
+        }
+        if runNow { queue.async(execute: handler) }
+        return self
+    }
+
+    /// Cancels the task: the pending `rj_await`, and every later one, returns
+    /// ``RJAsyncError/cancelled`` at once, and the work behind the pending await is told where
+    /// it can be (an awaited promise is cancelled). The body goes on until it returns; a body
+    /// that has not started never starts. `finally` handlers still run.
+    ///
+    /// ```swift
+    /// let task = rj_async { ... }
+    /// task.cancel()
+    /// ```
+    public func cancel() {
+        let slot = lock.withLock { () -> AwaitSlot? in
+            cancelled = true
+            return pendingSlot
+        }
+        if let slot, slot.complete(RJResult(value: nil, error: RJAsyncError.cancelled, done: false)) {
+            slot.onCancel?()
+        }
+    }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// Whether the body has ended (or was cancelled before it started) and the `finally`
+    /// handlers have been started.
+    public var isFinished: Bool { lock.withLock { finished } }
+
+    /// Waits, from Swift concurrency, until the body has ended and its `finally` handlers ran.
+    ///
+    /// ```swift
+    /// await rj_async(on: .global()) { ... }.wait()
+    /// ```
+    public func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = lock.withLock { () -> Bool in
+                if finished { return true }
+                waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    // MARK: rj_await's side
+
+    /// The task whose body is running on this thread, if any.
+    static var current: RJAsyncTask? {
+        guard let owner = rj_current_owner(CoroutineTag.asyncTask) else { return nil }
+        return Unmanaged<CoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { host in
+            host.asyncTask.map { unsafeDowncast($0.takeUnretainedValue(), to: RJAsyncTask.self) }
+        }
+    }
+
+    /// Suspends the body until `slot` completes; called on the body's own stack.
+    func suspend(on slot: AwaitSlot) -> RJResult {
+        guard let core = lock.withLock({ self.core }) else {
+            return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
+        }
+        switch core.suspend(yielding: slot) {
+        case .value(let result): return result
+        case .error(let error): return RJResult(value: nil, error: error, done: false)
+        case .close: return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
+        }
+    }
+}
+
+extension RJAsyncTask {
+    /// Runs the main run loop, which drains the main queue, until the task has finished or
+    /// `timeout` seconds have passed; returns whether it finished. For command-line programs
+    /// and tests on Linux, where the main queue (the default queue of `rj_async`) only runs
+    /// under `dispatchMain()` or a running main `RunLoop`. Call it on the main thread.
+    ///
+    /// ```swift
+    /// let task = rj_async { ... }
+    /// task.runMainLoop()
+    /// ```
+    @discardableResult
+    public func runMainLoop(timeout: Double = .infinity) -> Bool {
+        precondition(Thread.isMainThread, "RJIterator: runMainLoop must be called on the main thread")
+        let deadline = timeout.isFinite ? Date().addingTimeInterval(timeout) : Date.distantFuture
+        while !isFinished && Date() < deadline {
+            _ = RunLoop.main.run(mode: .default, before: min(deadline, Date().addingTimeInterval(0.05)))
+        }
+        return isFinished
+    }
+}

@@ -1,0 +1,34 @@
+/// Why an `rj_await` gave an error of its own rather than the awaited work's.
+///
+/// ```swift
+/// let r = rj_await(load())
+/// if r.error as? RJAsyncError == .cancelled { return }
+/// ```
+public enum RJAsyncError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `rj_await` was called outside the body of an `rj_async` (or inside a generator running
+    /// in one: the await belongs to the body itself).
+    case notInAsync
+    /// The task was cancelled: the pending `rj_await` and every later one give this at once.
+    case cancelled
+    /// The awaited work released its callback without ever calling it.
+    case callbackDropped
+    /// The timeout of `rj_await(_:timeout:)` passed first.
+    case timedOut
+    /// A typed await got a value of another type than it asked for.
+    case unexpectedValue(String)
+
+    public var description: String {
+        switch self {
+        case .notInAsync:
+            return "RJIterator: rj_await called outside rj_async; call it from the body of an rj_async block"
+        case .cancelled:
+            return "RJIterator: the rj_async task was cancelled"
+        case .callbackDropped:
+            return "RJIterator: the awaited work released its callback without calling it"
+        case .timedOut:
+            return "RJIterator: rj_await timed out"
+        case .unexpectedValue(let detail):
+            return "RJIterator: rj_await got an unexpected value: \(detail)"
+        }
+    }
+}

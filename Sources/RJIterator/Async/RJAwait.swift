@@ -1,0 +1,226 @@
+import Foundation
+import RJPromises
+
+/// Waits, inside an ``rj_async(on:_:)`` body, for an asynchronous task to call its callback,
+/// without blocking the body's queue; returns the callback's value and error.
+///
+/// - Outside an `rj_async` body it returns at once with ``RJAsyncError/notInAsync``.
+/// - The body resumes on its own queue, also when the callback fires synchronously inside
+///   `task` or on another thread.
+/// - A callback called twice: the second call is ignored. A callback released without being
+///   called: the result's error is ``RJAsyncError/callbackDropped``.
+/// - In a cancelled task it returns ``RJAsyncError/cancelled`` at once.
+///
+/// ```swift
+/// rj_async {
+///     let r = rj_await(self.login(account: "112233", pwd: "445566"))
+///     if let error = r.error { print("login failed: \(error)"); return }
+///     let json = r.value as! [String: String]
+/// }
+/// ```
+public func rj_await(_ task: @escaping RJAsyncClosure) -> RJResult {
+    guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
+    if current.isCancelled { return RJResult(value: nil, error: RJAsyncError.cancelled) }
+    let slot = AwaitSlot()
+    start(task, completing: slot)
+    return current.suspend(on: slot)
+}
+
+/// Hands `task` a callback whose only reference to the slot is the token, so that the token
+/// (and the "dropped" completion) dies with the callback. Not inlined into `rj_await`, whose
+/// frame stays alive while the body is suspended.
+@inline(never)
+private func start(_ task: RJAsyncClosure, completing slot: AwaitSlot) {
+    let token = CallbackToken(slot)
+    task { value, error in token.call(value, error) }
+}
+
+/// Waits, inside an `rj_async` body, for `promise` to settle: the result carries its value or
+/// its error. Cancelling the task cancels the promise.
+///
+/// ```swift
+/// rj_async {
+///     let r = rj_await(fetchImage(url))        // Promise<Image>
+///     if let image = r.value as? Image { show(image) }
+/// }
+/// ```
+public func rj_await<T>(_ promise: Promise<T>) -> RJResult {
+    guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
+    if current.isCancelled {
+        promise.cancel()
+        return RJResult(value: nil, error: RJAsyncError.cancelled)
+    }
+    let slot = AwaitSlot()
+    slot.onCancel = { promise.cancel() }
+    promise.whenSettled { result in
+        switch result {
+        case .success(let value): slot.complete(RJResult(value: value, error: nil))
+        case .failure(let error): slot.complete(RJResult(value: nil, error: error))
+        }
+    }
+    return current.suspend(on: slot)
+}
+
+/// A plain value comes straight back as the result's value, without suspending, as in the
+/// seed (where anything that is not a task is returned as it is).
+///
+/// ```swift
+/// rj_await(42).value   // 42
+/// ```
+public func rj_await(_ value: Any?) -> RJResult {
+    RJResult(value: value, error: nil, done: false)
+}
+
+/// `rj_await(_:)` with a deadline: if `task` has not called back within `timeout`
+/// seconds, the result's error is ``RJAsyncError/timedOut`` (a later callback is ignored).
+///
+/// ```swift
+/// let r = rj_await(slowRequest(), timeout: 2)
+/// ```
+public func rj_await(_ task: @escaping RJAsyncClosure, timeout: Double) -> RJResult {
+    guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
+    if current.isCancelled { return RJResult(value: nil, error: RJAsyncError.cancelled) }
+    let slot = AwaitSlot()
+    current.queue.asyncAfter(deadline: .now() + max(0, timeout)) { [weak slot] in
+        slot?.complete(RJResult(value: nil, error: RJAsyncError.timedOut))
+    }
+    start(task, completing: slot)
+    return current.suspend(on: slot)
+}
+
+/// Waits for all `tasks`, started together, and returns their results in order.
+///
+/// ```swift
+/// let results = rj_await(all: [load("a"), load("b")])
+/// ```
+public func rj_await(all tasks: [RJAsyncClosure]) -> [RJResult] {
+    if tasks.isEmpty { return [] }
+    let results = Collector(count: tasks.count)
+    let combined: RJAsyncClosure = { callback in
+        for (index, task) in tasks.enumerated() {
+            task { value, error in
+                if results.set(index, RJResult(value: value, error: error)) { callback(nil, nil) }
+            }
+        }
+    }
+    let outcome = rj_await(combined)
+    if let error = outcome.error { return tasks.map { _ in RJResult(value: nil, error: error) } }
+    return results.all
+}
+
+/// Waits for the first of `tasks` to call back; returns its index and result (the others go
+/// on; their results are ignored).
+///
+/// ```swift
+/// let (index, result) = rj_await(firstOf: [fromCache(), fromNetwork()])
+/// ```
+public func rj_await(firstOf tasks: [RJAsyncClosure]) -> (index: Int, result: RJResult) {
+    if tasks.isEmpty { return (-1, RJResult(value: nil, error: RJAsyncError.unexpectedValue("no tasks to wait for"))) }
+    let winner = Collector(count: 1)
+    let combined: RJAsyncClosure = { callback in
+        for (index, task) in tasks.enumerated() {
+            task { value, error in
+                if winner.setFirst(RJResult(value: value, error: error), index: index) { callback(nil, nil) }
+            }
+        }
+    }
+    let outcome = rj_await(combined)
+    if let error = outcome.error { return (-1, RJResult(value: nil, error: error)) }
+    return (winner.firstIndex, winner.all[0])
+}
+
+/// Results gathered from several callbacks on several threads.
+private final class Collector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [RJResult?]
+    private var remaining: Int
+    private(set) var firstIndex = -1
+
+    init(count: Int) {
+        results = Array(repeating: nil, count: count)
+        remaining = count
+    }
+
+    /// Records `result` for `index` (once); true when it was the last one missing.
+    func set(_ index: Int, _ result: RJResult) -> Bool {
+        lock.withLock {
+            guard results[index] == nil else { return false }
+            results[index] = result
+            remaining -= 1
+            return remaining == 0
+        }
+    }
+
+    /// Records the first result only; true for the first caller.
+    func setFirst(_ result: RJResult, index: Int) -> Bool {
+        lock.withLock {
+            guard firstIndex < 0 else { return false }
+            firstIndex = index
+            results[0] = result
+            return true
+        }
+    }
+
+    var all: [RJResult] { lock.withLock { results.map { $0 ?? RJResult() } } }
+}
+
+// MARK: Typed forms
+
+/// Waits for `promise` inside an `rj_async` body and returns its value, or throws its error
+/// (or an ``RJAsyncError``).
+///
+/// ```swift
+/// rj_async {
+///     do { let user = try rj_awaitValue(fetchUser()) ; show(user) } catch { print(error) }
+/// }
+/// ```
+public func rj_awaitValue<T>(_ promise: Promise<T>) throws -> T {
+    let result = rj_await(promise)
+    if let error = result.error { throw error }
+    guard let value = result.value as? T else { throw RJAsyncError.unexpectedValue("expected \(T.self)") }
+    return value
+}
+
+/// Waits for a callback API that delivers a `Result` and returns the value or throws.
+///
+/// ```swift
+/// let data = try rj_awaitValue { done in session.load(url, completion: done) }
+/// ```
+public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void) throws -> T {
+    let result = rj_await { callback in
+        task { outcome in
+            switch outcome {
+            case .success(let value): callback(value, nil)
+            case .failure(let error): callback(nil, error)
+            }
+        }
+    }
+    if let error = result.error { throw error }
+    guard let value = result.value as? T else { throw RJAsyncError.unexpectedValue("expected \(T.self)") }
+    return value
+}
+
+/// Runs a Swift `async` function and waits for it inside an `rj_async` body, without blocking
+/// the body's queue; returns its value or throws its error. Cancelling the task cancels the
+/// Swift task.
+///
+/// ```swift
+/// let text = try rj_awaitValue { try await String(contentsOf: url) }
+/// ```
+public func rj_awaitValue<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
+    guard let current = RJAsyncTask.current else { throw RJAsyncError.notInAsync }
+    if current.isCancelled { throw RJAsyncError.cancelled }
+    let slot = AwaitSlot()
+    let swiftTask = Task {
+        do {
+            slot.complete(RJResult(value: try await operation(), error: nil))
+        } catch {
+            slot.complete(RJResult(value: nil, error: error))
+        }
+    }
+    slot.onCancel = { swiftTask.cancel() }
+    let result = current.suspend(on: slot)
+    if let error = result.error { throw error }
+    guard let value = result.value as? T else { throw RJAsyncError.unexpectedValue("expected \(T.self)") }
+    return value
+}

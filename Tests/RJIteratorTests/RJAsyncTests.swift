@@ -1,0 +1,373 @@
+import Dispatch
+import Foundation
+import RJPromises
+import XCTest
+
+@testable import RJIterator
+
+/// A task in the seed's shape that calls back after `delay` seconds on a global queue.
+func later(_ value: Any?, error: (any Error)? = nil, after delay: Double = 0.005) -> RJAsyncClosure {
+    let box = UncheckedBox(value: value)
+    return { callback in
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { callback(box.value, error) }
+    }
+}
+
+final class RJAsyncTests: XCTestCase {
+    let queue = DispatchQueue(label: "rj.async.tests")
+    let key = DispatchSpecificKey<String>()
+
+    override func setUp() {
+        super.setUp()
+        queue.setSpecific(key: key, value: "body queue")
+    }
+
+    /// Runs `body` in rj_async on the test queue and waits for its finally.
+    @discardableResult
+    func runAsync(on q: DispatchQueue? = nil, timeout: Double = 10, _ body: @escaping @Sendable () -> Void) -> RJAsyncTask {
+        let done = expectation(description: "finally")
+        let task = rj_async(on: q ?? queue, body).finally { done.fulfill() }
+        wait(for: [done], timeout: timeout)
+        return task
+    }
+
+    func testStartsAsynchronouslySoFinallyCanBeAttached() {
+        let log = Log()
+        let done = expectation(description: "finally")
+        queue.sync {
+            rj_async(on: queue) { log.add("body") }.finally {
+                log.add("finally")
+                done.fulfill()
+            }
+            log.add("after rj_async")
+        }
+        wait(for: [done], timeout: 5)
+        XCTAssertEqual(log.all, ["after rj_async", "body", "finally"])
+    }
+
+    func testLoginFlowInStraightLineCode() {
+        let log = Log()
+        let key = self.key
+        runAsync {
+            var result = rj_await(later(["uid": "80022", "token": "67625235555"]))
+            let login = result.value as! [String: String]
+            log.add("login \(login["uid"]!) on \(DispatchQueue.getSpecific(key: key) ?? "?")")
+            result = rj_await(later(["name": "JimGreen"]))
+            log.add("info \((result.value as! [String: String])["name"]!)")
+            result = rj_await(later("image"))
+            log.add("downloaded \(result.value as! String)")
+            result = rj_await(later("beautiful image"))
+            log.add("effect \(result.value as! String) on \(DispatchQueue.getSpecific(key: key) ?? "?")")
+        }
+        XCTAssertEqual(log.all, ["login 80022 on body queue", "info JimGreen", "downloaded image",
+                                 "effect beautiful image on body queue"])
+    }
+
+    func testFailurePathReturnsEarlyAndFinallyStillRuns() {
+        let log = Log()
+        let task = runAsync {
+            let r = rj_await(later(nil, error: TestError(code: 1)))
+            if let error = r.error {
+                log.add("failed \(error)")
+                return
+            }
+            log.add("not reached")
+        }
+        XCTAssertEqual(log.all, ["failed TestError(code: 1)"])
+        XCTAssertTrue(task.isFinished)
+    }
+
+    func testSynchronousCallbackStillResumesOnTheQueueWithoutBlocking() {
+        let log = Log()
+        let key = self.key
+        runAsync {
+            let r = rj_await { callback in callback("sync", nil) }
+            log.add("\(r.value as! String) on \(DispatchQueue.getSpecific(key: key) ?? "?")")
+        }
+        XCTAssertEqual(log.all, ["sync on body queue"])
+    }
+
+    func testQueueIsNotBlockedWhileTheBodyWaits() {
+        let log = Log()
+        let gate = DispatchSemaphore(value: 0)
+        let done = expectation(description: "finally")
+        rj_async(on: queue) {
+            _ = rj_await { callback in
+                DispatchQueue.global().async {
+                    gate.wait()
+                    callback(nil, nil)
+                }
+            }
+            log.add("resumed")
+        }.finally { done.fulfill() }
+        // The queue runs other work while the body waits.
+        queue.async { log.add("other work") }
+        queue.sync {}
+        XCTAssertEqual(log.all, ["other work"])
+        gate.signal()
+        wait(for: [done], timeout: 5)
+        XCTAssertEqual(log.all, ["other work", "resumed"])
+    }
+
+    func testAwaitOutsideAsyncGivesAClearError() {
+        let r = rj_await(later(1))
+        XCTAssertEqual(r.error as? RJAsyncError, .notInAsync)
+        XCTAssertEqual("\(RJAsyncError.notInAsync)", "RJIterator: rj_await called outside rj_async; call it from the body of an rj_async block")
+    }
+
+    func testPlainValueComesStraightBack() {
+        let log = Log()
+        runAsync {
+            let r = rj_await(42 as Any?)
+            log.add("\(r.value as! Int) \(r.error == nil)")
+        }
+        XCTAssertEqual(log.all, ["42 true"])
+    }
+
+    func testCallbackCalledTwiceIsIgnoredTheSecondTime() {
+        let log = Log()
+        runAsync {
+            let r = rj_await { callback in
+                callback("first", nil)
+                callback("second", nil)
+            }
+            log.add(r.value as! String)
+        }
+        XCTAssertEqual(log.all, ["first"])
+    }
+
+    func testDroppedCallbackGivesAnErrorAndTheBodyFinishes() {
+        let log = Log()
+        let liveBefore = RJRuntime.liveStackCount
+        runAsync {
+            let r = rj_await { _ in /* never calls, keeps nothing */ }
+            log.add("\(r.error as? RJAsyncError == .callbackDropped)")
+        }
+        XCTAssertEqual(log.all, ["true"])
+        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore, "the body's stack was given back")
+    }
+
+    func testCallbackDroppedLaterOnAnotherThread() {
+        let log = Log()
+        runAsync {
+            let r = rj_await { callback in
+                let box = UncheckedBox(value: callback)
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { _ = box }
+            }
+            log.add("\(r.error as? RJAsyncError == .callbackDropped)")
+        }
+        XCTAssertEqual(log.all, ["true"])
+    }
+
+    func testCancelMakesPendingAndLaterAwaitsReturnCancelled() {
+        let log = Log()
+        let started = DispatchSemaphore(value: 0)
+        let done = expectation(description: "finally")
+        let task = rj_async(on: queue) {
+            started.signal()
+            let first = rj_await(later(1, after: 5))
+            log.add("first \(first.error as? RJAsyncError == .cancelled)")
+            let second = rj_await(later(2))
+            log.add("second \(second.error as? RJAsyncError == .cancelled)")
+        }.finally {
+            log.add("finally")
+            done.fulfill()
+        }
+        started.wait()
+        queue.sync {}  // the body is suspended in its first await
+        task.cancel()
+        wait(for: [done], timeout: 3)
+        XCTAssertEqual(log.all, ["first true", "second true", "finally"])
+        XCTAssertTrue(task.isCancelled)
+    }
+
+    func testCancelBeforeStartSkipsTheBodyButRunsFinally() {
+        let log = Log()
+        let done = expectation(description: "finally")
+        queue.sync {
+            let task = rj_async(on: queue) { log.add("body") }
+            task.finally {
+                log.add("finally")
+                done.fulfill()
+            }
+            task.cancel()
+        }
+        wait(for: [done], timeout: 3)
+        XCTAssertEqual(log.all, ["finally"])
+    }
+
+    func testCancelCancelsAnAwaitedPromise() {
+        let log = Log()
+        let promise = Promise<Int>.pending()
+        promise.onCancel(on: .global()) { log.add("promise cancelled") }
+        let started = DispatchSemaphore(value: 0)
+        let done = expectation(description: "finally")
+        let task = rj_async(on: queue) {
+            started.signal()
+            let r = rj_await(promise)
+            log.add("await \(r.error as? RJAsyncError == .cancelled)")
+        }.finally { done.fulfill() }
+        started.wait()
+        queue.sync {}
+        task.cancel()
+        wait(for: [done], timeout: 3)
+        for _ in 0..<200 where log.all.count < 2 { usleep(1000) }
+        XCTAssertEqual(Set(log.all), ["await true", "promise cancelled"])
+        XCTAssertTrue(promise.isCancelled)
+    }
+
+    func testTimeoutVariant() {
+        let log = Log()
+        runAsync {
+            let slow = rj_await(later(1, after: 2), timeout: 0.02)
+            log.add("\(slow.error as? RJAsyncError == .timedOut)")
+            let fast = rj_await(later(2), timeout: 2)
+            log.add("\(fast.value as! Int)")
+        }
+        XCTAssertEqual(log.all, ["true", "2"])
+    }
+
+    func testAwaitingPromises() {
+        let log = Log()
+        runAsync {
+            let fulfilled = rj_await(Promise(1))
+            log.add("\(fulfilled.value as! Int)")
+            let pending = Promise<String>.pending()
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { pending.fulfill("later") }
+            log.add(rj_await(pending).value as! String)
+            let rejected = rj_await(Promise<Int>(TestError(code: 2)))
+            log.add("\(rejected.error as? TestError == TestError(code: 2))")
+            log.add("\((try? rj_awaitValue(Promise(3))) ?? -1)")
+        }
+        XCTAssertEqual(log.all, ["1", "later", "true", "3"])
+    }
+
+    func testTypedAwaits() {
+        let log = Log()
+        runAsync {
+            let value: Int? = try? rj_awaitValue { (done: @escaping @Sendable (Result<Int, any Error>) -> Void) in
+                DispatchQueue.global().async { done(.success(7)) }
+            }
+            log.add("\(value ?? -1)")
+            do {
+                let _: Int = try rj_awaitValue { (done: @escaping @Sendable (Result<Int, any Error>) -> Void) in
+                    done(.failure(TestError(code: 4)))
+                }
+            } catch {
+                log.add("\(error)")
+            }
+            let fromAsync = try? rj_awaitValue { () async throws -> String in
+                try await Task.sleep(nanoseconds: 1_000_000)
+                return "swift async"
+            }
+            log.add(fromAsync ?? "nil")
+        }
+        XCTAssertEqual(log.all, ["7", "TestError(code: 4)", "swift async"])
+    }
+
+    func testAwaitAllAndFirstOf() {
+        let log = Log()
+        runAsync {
+            let all = rj_await(all: [later("a", after: 0.02), later("b"), later(nil, error: TestError(code: 1))])
+            log.add(all.map { "\($0.value ?? "-")/\($0.error == nil)" }.joined(separator: ","))
+            let first = rj_await(firstOf: [later("slow", after: 1), later("fast", after: 0.001)])
+            log.add("\(first.index) \(first.result.value as! String)")
+            log.add("\(rj_await(all: []).count)")
+        }
+        XCTAssertEqual(log.all, ["a/true,b/true,-/false", "1 fast", "0"])
+    }
+
+    func testFinallyRunsExactlyOnceOnTheQueueEvenWhenAttachedLate() {
+        let log = Log()
+        let key = self.key
+        let task = runAsync { log.add("body") }
+        let late = expectation(description: "late finally")
+        task.finally {
+            log.add("late on \(DispatchQueue.getSpecific(key: key) ?? "?")")
+            late.fulfill()
+        }
+        wait(for: [late], timeout: 3)
+        XCTAssertEqual(log.all, ["body", "late on body queue"])
+    }
+
+    func testSwiftConcurrencyCanAwaitATask() async {
+        let log = Log()
+        let task = rj_async(on: queue) {
+            log.add("\(rj_await(later("x")).value as! String)")
+        }
+        await task.wait()
+        XCTAssertEqual(log.all, ["x"])
+        XCTAssertTrue(task.isFinished)
+        await task.wait()  // already finished: returns at once
+    }
+
+    func testThousandsOfBodiesOnAConcurrentQueue() {
+        let concurrent = DispatchQueue(label: "rj.async.concurrent", attributes: .concurrent)
+        let count = 2_000
+        let group = DispatchGroup()
+        let results = Log()
+        let threads = Log()
+        for i in 0..<count {
+            group.enter()
+            rj_async(on: concurrent) {
+                threads.add("\(Thread.current.hashValue)")
+                var sum = 0
+                for step in 0..<3 {
+                    sum += rj_await(later(step, after: 0.001)).value as! Int
+                }
+                threads.add("\(Thread.current.hashValue)")
+                results.add("\(i):\(sum)")
+            }.finally { group.leave() }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(results.all.count, count)
+        XCTAssertEqual(Set(results.all), Set((0..<count).map { "\($0):3" }))
+    }
+
+    func testManySuspendedBodiesAtOnce() {
+        let count = 10_000
+        let gate = Promise<Int>.pending()
+        let group = DispatchGroup()
+        let sum = Log()
+        let liveBefore = RJRuntime.liveStackCount
+        for _ in 0..<count {
+            group.enter()
+            rj_async(on: .global()) {
+                let r = rj_await(gate)
+                if r.value as? Int != 1 { sum.add("bad") }
+            }.finally { group.leave() }
+        }
+        for _ in 0..<2000 where RJRuntime.liveStackCount < liveBefore + count { usleep(1000) }
+        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore + count, "all bodies suspended at once")
+        gate.fulfill(1)
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(sum.all, [])
+        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
+    }
+
+    func testAwaitInsideAGeneratorInsideABodyIsOutsideAsync() {
+        let log = Log()
+        runAsync {
+            let gen = Generator<Int, Void, Void> { y in
+                let r = rj_await(later(1))
+                try y.yield(r.error as? RJAsyncError == .notInAsync ? 1 : 0)
+            }
+            log.add("\((try? gen.next())?.yieldedValue ?? -1)")
+        }
+        XCTAssertEqual(log.all, ["1"])
+    }
+}
+
+final class RJAsyncMainQueueTests: XCTestCase {
+    func testDefaultQueueIsMainAndRunMainLoopDrivesIt() {
+        XCTAssertTrue(Thread.isMainThread)
+        let log = Log()
+        let task = rj_async {
+            log.add("body main \(Thread.isMainThread)")
+            let r = rj_await(later("v"))
+            log.add("resumed main \(Thread.isMainThread) \(r.value as! String)")
+        }.finally { log.add("finally main \(Thread.isMainThread)") }
+        XCTAssertTrue(task.runMainLoop(timeout: 10))
+        XCTAssertEqual(log.all, ["body main true", "resumed main true v", "finally main true"])
+    }
+}
