@@ -317,6 +317,75 @@ add(promiseGroup, "10,000 pending promises + then, resolved in a loop", note: "p
     }
 }
 
+// ---- rj_async / rj_await ----------------------------------------------------------------
+
+let asyncGroup = "rj_async / rj_await (per await)"
+let bodyQueue = DispatchQueue(label: "bench.async.body")
+let otherQueue = DispatchQueue(label: "bench.async.other")
+
+/// Runs `body` in rj_async on `bodyQueue` and waits until it has finished.
+func runAsyncBody(_ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    rj_async(on: bodyQueue, body).finally { done.signal() }
+    done.wait()
+}
+
+add(asyncGroup, "rj_await of an already-completed task", note: "callback called inside the task closure") { n in
+    runAsyncBody {
+        var sum = 0
+        for i in 0..<n { sum &+= rj_await { callback in callback(i, nil) }.value as! Int }
+        blackHole(sum)
+    }
+}
+add(asyncGroup, "rj_await of a callback fired on another queue", note: "the hop there and back") { n in
+    runAsyncBody {
+        var sum = 0
+        for i in 0..<n {
+            sum &+= rj_await { callback in otherQueue.async { callback(i, nil) } }.value as! Int
+        }
+        blackHole(sum)
+    }
+}
+add(asyncGroup, "bare DispatchQueue.async round trip", note: "body queue -> other queue -> body queue") { n in
+    let done = DispatchSemaphore(value: 0)
+    final class Hops: @unchecked Sendable {
+        let n: Int
+        let done: DispatchSemaphore
+        init(_ n: Int, _ done: DispatchSemaphore) { self.n = n; self.done = done }
+        func step(_ i: Int) {
+            if i == n {
+                done.signal()
+                return
+            }
+            otherQueue.async { bodyQueue.async { self.step(i + 1) } }
+        }
+    }
+    let hops = Hops(n, done)
+    bodyQueue.async { hops.step(0) }
+    done.wait()
+}
+add(asyncGroup, "withCheckedContinuation, same flow", note: "a task awaiting a callback on another queue") { n in
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        var sum = 0
+        for i in 0..<n {
+            sum &+= await withCheckedContinuation { (c: CheckedContinuation<Int, Never>) in
+                otherQueue.async { c.resume(returning: i) }
+            }
+        }
+        blackHole(sum)
+        done.signal()
+    }
+    done.wait()
+}
+add(asyncGroup, "rj_await of a fulfilled promise") { n in
+    runAsyncBody {
+        var sum = 0
+        for i in 0..<n { sum &+= rj_await(Promise(i)).value as! Int }
+        blackHole(sum)
+    }
+}
+
 // ---- Targets ----------------------------------------------------------------------------
 
 @MainActor func median(_ name: String) -> Double? { rows.first { $0.name == name }?.median }
@@ -343,6 +412,10 @@ for (promise, gcd, target) in [
     if let p = median(promise), let g = median(gcd) {
         ratios.append(Ratio(name: "\(promise) / GCD", value: p / g, target: String(format: "<= %.2fx", target), met: p / g <= target))
     }
+}
+if let hop = median("rj_await of a callback fired on another queue"), let bare = median("bare DispatchQueue.async round trip") {
+    ratios.append(Ratio(name: "rj_await hop / bare DispatchQueue.async round trip", value: hop / bare,
+                        target: "<= 1.30x", met: hop / bare <= 1.3))
 }
 if let c = median("create + first next + release (pooled)") {
     ratios.append(Ratio(name: "create + run + release (pooled)", value: c, unit: "ns", target: "< 200 ns", met: c < 200))

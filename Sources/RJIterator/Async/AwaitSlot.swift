@@ -1,5 +1,5 @@
 import CRJContext
-import Foundation
+import Synchronization
 
 /// Moves a value that is not `Sendable` across a queue hop whose ordering makes it safe (the
 /// value is written before the hop and read after it, never at the same time).
@@ -11,47 +11,55 @@ struct UncheckedBox<T>: @unchecked Sendable {
 /// timeout or by cancellation, whichever comes first. The task's driver arms it once the body
 /// has suspended, so a completion can never resume a body that is still running.
 final class AwaitSlot: @unchecked Sendable {
-    private let lock = NSLock()
+    // A lock in the object (no allocation, unlike NSLock): a slot lives for one await.
+    private let lock = Mutex<Void>(())
     private var result: RJResult?
     private var resume: (@Sendable (UncheckedBox<RJResult>) -> Void)?
     private var completed = false
     /// Run if the task is cancelled while this await is pending: stops the work behind it.
     var onCancel: (@Sendable () -> Void)?
+    /// Starts the awaited work. The driver runs it after the body has suspended and the slot
+    /// is armed, on the body's queue: the work then begins as the body's step ends, so a
+    /// callback hopping to another queue finds this thread free instead of waking another.
+    var startWork: (() -> Void)?
 
     /// Completes the await with `result` unless something else did first.
     @discardableResult
     func complete(_ result: RJResult) -> Bool {
-        lock.lock()
-        if completed {
-            lock.unlock()
-            return false
-        }
-        completed = true
-        if let resume {
-            self.resume = nil
-            lock.unlock()
-            resume(UncheckedBox(value: result))
-        } else {
+        enum Next { case lost, stored, resume }
+        let next: Next = lock.withLock { _ in
+            if completed { return .lost }
+            completed = true
+            if resume != nil { return .resume }
             self.result = result
-            lock.unlock()
+            return .stored
         }
-        return true
+        switch next {
+        case .lost:
+            return false
+        case .stored:
+            return true
+        case .resume:
+            let resume = self.resume.take()!
+            resume(UncheckedBox(value: result))
+            return true
+        }
     }
 
     /// Called by the driver after the body suspended: resumes it now if the result is in.
     func arm(_ resume: @escaping @Sendable (UncheckedBox<RJResult>) -> Void) {
-        lock.lock()
-        if let result {
-            self.result = nil
-            lock.unlock()
-            resume(UncheckedBox(value: result))
-            return
+        let ready: Bool = lock.withLock { _ in
+            if completed { return true }
+            self.resume = resume
+            return false
         }
-        self.resume = resume
-        lock.unlock()
+        if ready {
+            let result = self.result.take()!
+            resume(UncheckedBox(value: result))
+        }
     }
 
-    var isCompleted: Bool { lock.withLock { completed } }
+    var isCompleted: Bool { lock.withLock { _ in completed } }
 }
 
 /// What the callback closure handed to the awaited work holds. Called twice: the second call
@@ -59,19 +67,14 @@ final class AwaitSlot: @unchecked Sendable {
 /// `RJAsyncError.callbackDropped`, so the body goes on and its stack is freed.
 final class CallbackToken: @unchecked Sendable {
     private let slot: AwaitSlot
-    private let lock = NSLock()
-    private var called = false
+    private let called = Atomic<Bool>(false)
 
     init(_ slot: AwaitSlot) {
         self.slot = slot
     }
 
     func call(_ value: Any?, _ error: (any Error)?) {
-        let first = lock.withLock { () -> Bool in
-            defer { called = true }
-            return !called
-        }
-        guard first else {
+        guard !called.exchange(true, ordering: .acquiringAndReleasing) else {
             #if DEBUG
             rj_report("RJIterator: an rj_await callback was called twice; the second call is ignored")
             #endif
@@ -81,6 +84,8 @@ final class CallbackToken: @unchecked Sendable {
     }
 
     deinit {
-        if !called { slot.complete(RJResult(value: nil, error: RJAsyncError.callbackDropped, done: false)) }
+        if !called.load(ordering: .acquiring) {
+            slot.complete(RJResult(value: nil, error: RJAsyncError.callbackDropped, done: false))
+        }
     }
 }

@@ -1,5 +1,6 @@
 import CRJContext
 import Foundation
+import Synchronization
 
 /// The callback of an asynchronous task: call it once, from any thread, with a value or an
 /// error.
@@ -53,7 +54,7 @@ public func rj_async(on queue: DispatchQueue = .main, _ body: @escaping @Sendabl
 public final class RJAsyncTask: @unchecked Sendable {
     /// The queue the body and the `finally` handlers run on.
     public let queue: DispatchQueue
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     private var core: GeneratorCore<AwaitSlot, RJResult, Void>?
     private var pendingSlot: AwaitSlot?
     private var handlers: [@Sendable () -> Void] = []
@@ -68,13 +69,20 @@ public final class RJAsyncTask: @unchecked Sendable {
         core.asyncTask = Unmanaged.passUnretained(self)
     }
 
+    /// Resumes the body on its queue with an await's result. Made once per task. Unowned: a
+    /// body suspended in an await holds its task itself (`rj_await`'s frame keeps `current`),
+    /// so the task lives exactly as long as the await can still complete.
+    private lazy var resumer: @Sendable (UncheckedBox<RJResult>) -> Void = { [unowned self] box in
+        queue.async { self.step(box.value) }
+    }
+
     func start() {
         queue.async { self.step(RJResult()) }
     }
 
     /// Runs the body (on `queue`) until its next `rj_await` or its end.
     private func step(_ input: RJResult) {
-        let core: GeneratorCore<AwaitSlot, RJResult, Void>? = lock.withLock {
+        let core: GeneratorCore<AwaitSlot, RJResult, Void>? = lock.withLock { _ in
             pendingSlot = nil
             // Cancelled before it ever ran: the body never starts.
             if cancelled, self.core?.state == .created { return nil }
@@ -92,19 +100,22 @@ public final class RJAsyncTask: @unchecked Sendable {
         case .returned:
             finish()
         case .yielded(let slot):
-            let cancelledMeanwhile = lock.withLock { () -> Bool in
+            let cancelledMeanwhile = lock.withLock { _ -> Bool in
                 pendingSlot = slot
                 return cancelled
             }
             if cancelledMeanwhile, slot.complete(RJResult(value: nil, error: RJAsyncError.cancelled, done: false)) {
                 slot.onCancel?()
             }
-            slot.arm { [self] box in queue.async { self.step(box.value) } }
+            let work = slot.startWork
+            slot.startWork = nil
+            slot.arm(resumer)
+            if !slot.isCompleted { work?() }
         }
     }
 
     private func finish() {
-        let (toRun, toResume): ([@Sendable () -> Void], [CheckedContinuation<Void, Never>]) = lock.withLock {
+        let (toRun, toResume): ([@Sendable () -> Void], [CheckedContinuation<Void, Never>]) = lock.withLock { _ in
             finished = true
             core = nil
             defer {
@@ -125,7 +136,7 @@ public final class RJAsyncTask: @unchecked Sendable {
     /// ```
     @discardableResult
     public func finally(_ handler: @escaping @Sendable () -> Void) -> RJAsyncTask {
-        let runNow = lock.withLock { () -> Bool in
+        let runNow = lock.withLock { _ -> Bool in
             if finished { return true }
             handlers.append(handler)
             return false
@@ -144,7 +155,7 @@ public final class RJAsyncTask: @unchecked Sendable {
     /// task.cancel()
     /// ```
     public func cancel() {
-        let slot = lock.withLock { () -> AwaitSlot? in
+        let slot = lock.withLock { _ -> AwaitSlot? in
             cancelled = true
             return pendingSlot
         }
@@ -154,11 +165,11 @@ public final class RJAsyncTask: @unchecked Sendable {
     }
 
     /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool { lock.withLock { cancelled } }
+    public var isCancelled: Bool { lock.withLock { _ in cancelled } }
 
     /// Whether the body has ended (or was cancelled before it started) and the `finally`
     /// handlers have been started.
-    public var isFinished: Bool { lock.withLock { finished } }
+    public var isFinished: Bool { lock.withLock { _ in finished } }
 
     /// Waits, from Swift concurrency, until the body has ended and its `finally` handlers ran.
     ///
@@ -167,7 +178,7 @@ public final class RJAsyncTask: @unchecked Sendable {
     /// ```
     public func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = lock.withLock { () -> Bool in
+            let done = lock.withLock { _ -> Bool in
                 if finished { return true }
                 waiters.append(continuation)
                 return false
@@ -188,7 +199,7 @@ public final class RJAsyncTask: @unchecked Sendable {
 
     /// Suspends the body until `slot` completes; called on the body's own stack.
     func suspend(on slot: AwaitSlot) -> RJResult {
-        guard let core = lock.withLock({ self.core }) else {
+        guard let core = lock.withLock({ _ in self.core }) else {
             return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
         }
         switch core.suspend(yielding: slot) {

@@ -19,17 +19,16 @@ import RJPromises
 /// }
 /// ```
 public func rj_await(_ task: @escaping RJAsyncClosure) -> RJResult {
+    // `current` stays on this frame while the body is suspended: it keeps the task alive.
     guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     if current.isCancelled { return RJResult(value: nil, error: RJAsyncError.cancelled) }
     let slot = AwaitSlot()
-    start(task, completing: slot)
+    slot.startWork = { [unowned slot] in start(task, completing: slot) }
     return current.suspend(on: slot)
 }
 
 /// Hands `task` a callback whose only reference to the slot is the token, so that the token
-/// (and the "dropped" completion) dies with the callback. Not inlined into `rj_await`, whose
-/// frame stays alive while the body is suspended.
-@inline(never)
+/// (and the "dropped" completion) dies with the callback.
 private func start(_ task: RJAsyncClosure, completing slot: AwaitSlot) {
     let token = CallbackToken(slot)
     task { value, error in token.call(value, error) }
@@ -52,10 +51,12 @@ public func rj_await<T>(_ promise: Promise<T>) -> RJResult {
     }
     let slot = AwaitSlot()
     slot.onCancel = { promise.cancel() }
-    promise.whenSettled { result in
-        switch result {
-        case .success(let value): slot.complete(RJResult(value: value, error: nil))
-        case .failure(let error): slot.complete(RJResult(value: nil, error: error))
+    slot.startWork = { [unowned slot] in
+        promise.whenSettled { result in
+            switch result {
+            case .success(let value): slot.complete(RJResult(value: value, error: nil))
+            case .failure(let error): slot.complete(RJResult(value: nil, error: error))
+            }
         }
     }
     return current.suspend(on: slot)
@@ -81,10 +82,13 @@ public func rj_await(_ task: @escaping RJAsyncClosure, timeout: Double) -> RJRes
     guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     if current.isCancelled { return RJResult(value: nil, error: RJAsyncError.cancelled) }
     let slot = AwaitSlot()
-    current.queue.asyncAfter(deadline: .now() + max(0, timeout)) { [weak slot] in
-        slot?.complete(RJResult(value: nil, error: RJAsyncError.timedOut))
+    let queue = current.queue
+    slot.startWork = { [unowned slot] in
+        queue.asyncAfter(deadline: .now() + max(0, timeout)) { [weak slot] in
+            slot?.complete(RJResult(value: nil, error: RJAsyncError.timedOut))
+        }
+        start(task, completing: slot)
     }
-    start(task, completing: slot)
     return current.suspend(on: slot)
 }
 
@@ -220,6 +224,7 @@ public func rj_awaitValue<T: Sendable>(_ operation: @escaping @Sendable () async
     }
     slot.onCancel = { swiftTask.cancel() }
     let result = current.suspend(on: slot)
+    withExtendedLifetime(swiftTask) {}
     if let error = result.error { throw error }
     guard let value = result.value as? T else { throw RJAsyncError.unexpectedValue("expected \(T.self)") }
     return value
