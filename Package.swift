@@ -17,6 +17,8 @@ let package = Package(
         // on top of generators; only the Async folder uses RJPromises (rj_await accepts them).
         .target(name: "RJIterator", dependencies: ["CRJContext", "RJPromises"], path: "Sources/RJIterator"),
         .executableTarget(name: "bench", dependencies: ["RJIterator", "CRJContext", "RJPromises"], path: "Benchmarks/bench"),
+        // The seed's login example, with callbacks and with rj_async/rj_await: `swift run demo login`.
+        .executableTarget(name: "demo", dependencies: ["RJIterator"], path: "Examples/demo"),
         // A tiny program the tests run in a child process, for behaviour that ends a process
         // (stack overflow, a body error in for-in) or writes to stderr.
         .executableTarget(name: "rj-probe", dependencies: ["RJIterator"], path: "Tests/RJProbe"),
