@@ -7,21 +7,25 @@ let package = Package(
     products: [
         .library(name: "RJIterator", targets: ["RJIterator"]),
         .library(name: "RJPromises", targets: ["RJPromises"]),
+        .library(name: "RJNodes", targets: ["RJNodes"]),
     ],
     targets: [
         // Stacks and context switches: the only code that knows about registers.
         .target(name: "CRJContext", path: "Sources/CRJContext"),
+        // Reactive nodes (EasyReact's model): stand-alone.
+        .target(name: "RJNodes", path: "Sources/RJNodes"),
         // Promises: stand-alone (Dispatch only).
         .target(name: "RJPromises", path: "Sources/RJPromises"),
         // Generators (typed and seed-compatible) on top of the C core, and rj_async/rj_await
         // on top of generators; only the Async folder uses RJPromises (rj_await accepts them).
         .target(name: "RJIterator", dependencies: ["CRJContext", "RJPromises"], path: "Sources/RJIterator"),
-        .executableTarget(name: "bench", dependencies: ["RJIterator", "CRJContext", "RJPromises"], path: "Benchmarks/bench"),
+        .executableTarget(name: "bench", dependencies: ["RJIterator", "CRJContext", "RJPromises", "RJNodes"], path: "Benchmarks/bench"),
         // The seed's login example, with callbacks and with rj_async/rj_await: `swift run demo login`.
         .executableTarget(name: "demo", dependencies: ["RJIterator"], path: "Examples/demo"),
         // A tiny program the tests run in a child process, for behaviour that ends a process
         // (stack overflow, a body error in for-in) or writes to stderr.
         .executableTarget(name: "rj-probe", dependencies: ["RJIterator"], path: "Tests/RJProbe"),
+        .testTarget(name: "RJNodesTests", dependencies: ["RJNodes"], path: "Tests/RJNodesTests"),
         .testTarget(name: "RJPromisesTests", dependencies: ["RJPromises"], path: "Tests/RJPromisesTests"),
         .testTarget(name: "RJIteratorTests", dependencies: ["RJIterator", "RJPromises", "CRJContext", "rj-probe"],
                     path: "Tests/RJIteratorTests"),

@@ -1,0 +1,25 @@
+import Dispatch
+
+extension Node {
+    /// A node that receives each value `interval` seconds later, on `queue`. A zero or negative
+    /// interval is a programming error.
+    ///
+    /// ```swift
+    /// let b = a.delay(1, queue: .global())
+    /// ```
+    public func delay(_ interval: Double, queue: DispatchQueue) -> Node<Value> {
+        precondition(interval > 0, "RJIterator: delay needs a positive interval in seconds, got \(interval)")
+        return derive { value, downstream in
+            queue.asyncAfter(deadline: .now() + interval) { downstream.receive(value) }
+        }
+    }
+
+    /// `delay(interval, queue: .main)`.
+    ///
+    /// ```swift
+    /// let c = a.delayOnMainQueue(2)
+    /// ```
+    public func delayOnMainQueue(_ interval: Double) -> Node<Value> {
+        delay(interval, queue: .main)
+    }
+}

@@ -1,0 +1,22 @@
+import Dispatch
+
+extension Node {
+    /// A node that receives each value asynchronously on `queue`, so the transforms and
+    /// listeners after it run there (in order, if `queue` is serial).
+    ///
+    /// ```swift
+    /// a.deliverOn(background).map { heavy($0) }.deliverOnMainQueue().listenedBy(self).withBlock { show($0) }
+    /// ```
+    public func deliverOn(_ queue: DispatchQueue) -> Node<Value> {
+        derive { value, downstream in queue.async { downstream.receive(value) } }
+    }
+
+    /// `deliverOn(.main)`.
+    ///
+    /// ```swift
+    /// node.deliverOnMainQueue().listenedBy(self).withBlock { label.text = $0 }
+    /// ```
+    public func deliverOnMainQueue() -> Node<Value> {
+        deliverOn(.main)
+    }
+}
