@@ -12,8 +12,9 @@ let package = Package(
     targets: [
         // Stacks and context switches: the only code that knows about registers.
         .target(name: "CRJContext", path: "Sources/CRJContext"),
-        // Reactive nodes (EasyReact's model): stand-alone.
-        .target(name: "RJNodes", path: "Sources/RJNodes"),
+        // Reactive nodes (EasyReact's model): stand-alone but for one runtime call in C.
+        .target(name: "CRJShims", path: "Sources/CRJShims"),
+        .target(name: "RJNodes", dependencies: ["CRJShims"], path: "Sources/RJNodes"),
         // Promises: stand-alone (Dispatch only).
         .target(name: "RJPromises", path: "Sources/RJPromises"),
         // Generators (typed and seed-compatible) on top of the C core, and rj_async/rj_await

@@ -7,6 +7,7 @@ import CRJContext
 import Dispatch
 import Foundation
 import RJIterator
+import RJNodes
 import RJPromises
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
@@ -386,6 +387,43 @@ add(asyncGroup, "rj_await of a fulfilled promise") { n in
     }
 }
 
+// ---- Reactive nodes: EasyReact's benchmark ----------------------------------------------
+
+let nodeGroup = "reactive nodes (per value set)"
+final class BenchOwner: Sendable {}
+let nodeOwner = BenchOwner()
+
+add(nodeGroup, "floor: 10 closures called directly", note: "what a listener call cannot beat") { n in
+    final class Sink: @unchecked Sendable { var sum = 0 }
+    let sink = Sink()
+    let closures: [@Sendable (Int) -> Void] = (0..<10).map { k in { sink.sum &+= $0 &+ k } }
+    for i in 0..<n {
+        for c in closures { c(i) }
+    }
+    blackHole(sink.sum)
+}
+add(nodeGroup, "node with 10 listeners") { n in
+    final class Sink: @unchecked Sendable { var sum = 0 }
+    let sink = Sink()
+    let node = MutableNode(0)
+    var listening: [any Cancelable] = []
+    for k in 0..<10 { listening.append(node.listenedBy(nodeOwner).withBlock { sink.sum &+= $0 &+ k }) }
+    for i in 0..<n { node.value = i }
+    for l in listening { l.cancel() }
+    blackHole(sink.sum)
+}
+add(nodeGroup, "node -> map -> filter with 10 listeners") { n in
+    final class Sink: @unchecked Sendable { var sum = 0 }
+    let sink = Sink()
+    let node = MutableNode(0)
+    let last = node.map { $0 &* 2 }.filter { $0 % 4 == 0 }
+    var listening: [any Cancelable] = []
+    for k in 0..<10 { listening.append(last.listenedBy(nodeOwner).withBlock { sink.sum &+= $0 &+ k }) }
+    for i in 0..<n { node.value = i }
+    for l in listening { l.cancel() }
+    blackHole(sink.sum)
+}
+
 // ---- Targets ----------------------------------------------------------------------------
 
 @MainActor func median(_ name: String) -> Double? { rows.first { $0.name == name }?.median }
@@ -416,6 +454,10 @@ for (promise, gcd, target) in [
 if let hop = median("rj_await of a callback fired on another queue"), let bare = median("bare DispatchQueue.async round trip") {
     ratios.append(Ratio(name: "rj_await hop / bare DispatchQueue.async round trip", value: hop / bare,
                         target: "<= 1.30x", met: hop / bare <= 1.3))
+}
+if let node = median("node with 10 listeners"), let floor = median("floor: 10 closures called directly") {
+    ratios.append(Ratio(name: "node with 10 listeners / direct calls", value: node / floor, target: "<= 3.00x",
+                        met: node / floor <= 3))
 }
 if let c = median("create + first next + release (pooled)") {
     ratios.append(Ratio(name: "create + run + release (pooled)", value: c, unit: "ns", target: "< 200 ns", met: c < 200))

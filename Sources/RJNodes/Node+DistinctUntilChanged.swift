@@ -5,6 +5,7 @@ extension Node where Value: Equatable {
     /// ```swift
     /// a.distinctUntilChanged()   // 1, 1, 2, 2, 1 -> 1, 2, 1
     /// ```
+    @inlinable
     public func distinctUntilChanged() -> Node<Value> {
         derive { value, downstream in
             if downstream.value != value { downstream.receive(value) }

@@ -5,6 +5,7 @@ extension Node {
     /// ```swift
     /// let b = a.filter { $0 > 5 }
     /// ```
+    @inlinable
     public func filter(_ isIncluded: @escaping @Sendable (Value) -> Bool) -> Node<Value> {
         derive { value, downstream in
             if isIncluded(value) { downstream.receive(value) }
@@ -18,6 +19,7 @@ extension Node where Value: Equatable {
     /// ```swift
     /// let b = a.ignore(1)
     /// ```
+    @inlinable
     public func ignore(_ excluded: Value) -> Node<Value> {
         filter { $0 != excluded }
     }
@@ -27,6 +29,7 @@ extension Node where Value: Equatable {
     /// ```swift
     /// let c = a.select(1)
     /// ```
+    @inlinable
     public func select(_ selected: Value) -> Node<Value> {
         filter { $0 == selected }
     }

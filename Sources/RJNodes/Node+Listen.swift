@@ -8,14 +8,14 @@ import Synchronization
 // | reference                          | kind   | why                                               |
 // | ---------------------------------- | ------ | ------------------------------------------------- |
 // | owner registry -> listener         | strong | the owner "holds" its listeners while it lives    |
-// | listener -> owner                  | weak   | the listener must not keep its owner alive        |
+// | listener -> owner                  | (see OwnerLiveness) | must not keep its owner alive |
 // | listener -> listened node          | strong | a chain nobody else stores keeps working          |
 // | listened node -> listener (edge)   | strong | delivery; broken by cancel()                      |
 // | derived node -> its source         | strong | the chain behind a listened node stays alive      |
 // | source -> derived node (edge)      | weak   | a derived node nobody uses is freed               |
 //
-// When the owner is deallocated, its weak reference reads nil: the next value delivered to one
-// of its listeners finds that, skips the block and cancels the listener, which frees the nodes
+// When the owner is deallocated, the next value delivered to one of its listeners finds that
+// (OwnerLiveness), skips the block and cancels the listener, which frees the nodes
 // only it kept alive; registering any new listener also sweeps the registry for owners that
 // are gone. So a dead owner's blocks are never called again, and its chains are freed at the
 // latest on their next value or the next `listenedBy` anywhere.
@@ -46,8 +46,13 @@ extension Node {
 
 /// The half-made listener `listenedBy` returns.
 public struct ListenerBuilder<Value: Sendable> {
-    let node: Node<Value>
-    weak var owner: AnyObject?
+    @usableFromInline let node: Node<Value>
+    @usableFromInline weak var owner: AnyObject?
+
+    @usableFromInline init(node: Node<Value>, owner: AnyObject?) {
+        self.node = node
+        self.owner = owner
+    }
 
     /// Calls `block` with every value, synchronously on the thread that set it; with the
     /// current value at once if the node is not empty.
@@ -55,7 +60,7 @@ public struct ListenerBuilder<Value: Sendable> {
     /// ```swift
     /// node.listenedBy(self).withBlock { value in print(value) }
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func withBlock(_ block: @escaping @Sendable (Value) -> Void) -> any Cancelable {
         Listener.start(node: node, owner: owner, queue: nil, block: block)
     }
@@ -65,7 +70,7 @@ public struct ListenerBuilder<Value: Sendable> {
     /// ```swift
     /// node.listenedBy(self).withBlock(on: .global()) { value in save(value) }
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func withBlock(on queue: DispatchQueue, _ block: @escaping @Sendable (Value) -> Void) -> any Cancelable {
         Listener.start(node: node, owner: owner, queue: queue, block: block)
     }
@@ -75,56 +80,59 @@ public struct ListenerBuilder<Value: Sendable> {
     /// ```swift
     /// node.listenedBy(self).withBlockOnMainQueue { label.text = $0 }
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func withBlockOnMainQueue(_ block: @escaping @Sendable (Value) -> Void) -> any Cancelable {
         Listener.start(node: node, owner: owner, queue: .main, block: block)
     }
 }
 
+@usableFromInline
 final class Listener<Value: Sendable>: Cancelable, @unchecked Sendable {
-    weak var owner: AnyObject?
-    let node: Node<Value>
-    let queue: DispatchQueue?
-    let block: @Sendable (Value) -> Void
-    let cancelled = Atomic<Bool>(false)
-    var edgeID: UInt64 = 0
+    @usableFromInline let owner: OwnerLiveness
+    @usableFromInline let node: Node<Value>
+    @usableFromInline let queue: DispatchQueue?
+    @usableFromInline let block: @Sendable (Value) -> Void
+    @usableFromInline let cancelled = Atomic<Bool>(false)
+    @usableFromInline var edgeID: UInt64 = 0
 
-    init(node: Node<Value>, owner: AnyObject?, queue: DispatchQueue?, block: @escaping @Sendable (Value) -> Void) {
+    @usableFromInline init(node: Node<Value>, owner: AnyObject, queue: DispatchQueue?, block: @escaping @Sendable (Value) -> Void) {
         self.node = node
-        self.owner = owner
+        self.owner = OwnerLiveness(owner)
         self.queue = queue
         self.block = block
     }
 
+    @inlinable
     static func start(node: Node<Value>, owner: AnyObject?, queue: DispatchQueue?,
                       block: @escaping @Sendable (Value) -> Void) -> any Cancelable {
-        let listener = Listener(node: node, owner: owner, queue: queue, block: block)
         guard let owner else {
             // The owner is already gone: nothing may ever be called.
-            listener.cancelled.store(true, ordering: .relaxed)
-            return listener
+            return CancelledListener()
         }
+        let listener = Listener(node: node, owner: owner, queue: queue, block: block)
         ListenerRegistry.register(listener, owner: owner)
         listener.edgeID = node.addEdge { [listener] value in listener.deliver(value) }
         if listener.cancelled.load(ordering: .acquiring) { node.removeEdge(listener.edgeID) }
         return listener
     }
 
+    @inlinable
     func deliver(_ value: Value) {
         if cancelled.load(ordering: .relaxed) { return }
-        guard owner != nil else {
+        guard owner.isAlive else {
             cancel()
             return
         }
         if let queue {
             queue.async { [self] in
-                if !cancelled.load(ordering: .relaxed), owner != nil { block(value) }
+                if !cancelled.load(ordering: .relaxed), owner.isAlive { block(value) }
             }
         } else {
             block(value)
         }
     }
 
+    @usableFromInline
     func cancel() {
         if cancelled.exchange(true, ordering: .acquiringAndReleasing) { return }
         node.removeEdge(edgeID)
@@ -132,7 +140,15 @@ final class Listener<Value: Sendable>: Cancelable, @unchecked Sendable {
     }
 }
 
+/// What `withBlock` returns when the owner was already gone.
+@usableFromInline
+final class CancelledListener: Cancelable {
+    @usableFromInline init() {}
+    @usableFromInline func cancel() {}
+}
+
 /// Owners and the listeners they keep alive (see the table at the top of this file).
+@usableFromInline
 final class ListenerRegistry: @unchecked Sendable {
     struct Entry {
         weak var owner: AnyObject?
@@ -146,10 +162,12 @@ final class ListenerRegistry: @unchecked Sendable {
     /// Which owner each listener was registered under.
     private var ownerOf: [ObjectIdentifier: ObjectIdentifier] = [:]
 
+    @usableFromInline
     static func register(_ listener: any Cancelable, owner: AnyObject) {
         shared.register(listener, owner: owner)
     }
 
+    @usableFromInline
     static func unregister(_ listener: any Cancelable) {
         shared.unregister(listener)
     }

@@ -7,6 +7,7 @@ extension Node {
     /// let b = a.map { "\($0)" }   // b.value == "1"
     /// a.value = 2                 // b.value == "2"
     /// ```
+    @inlinable
     public func map<Result: Sendable>(_ transform: @escaping @Sendable (Value) -> Result) -> Node<Result> {
         derive { value, downstream in downstream.receive(transform(value)) }
     }
@@ -17,6 +18,7 @@ extension Node {
     /// ```swift
     /// a.mapReplace("ding, a value!").listenedBy(self).withBlock { print($0) }
     /// ```
+    @inlinable
     public func mapReplace<Result: Sendable>(_ replacement: Result) -> Node<Result> {
         derive { _, downstream in downstream.receive(replacement) }
     }

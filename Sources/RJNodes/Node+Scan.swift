@@ -7,6 +7,7 @@ extension Node {
     /// ```swift
     /// a.scan(start: [Int]()) { all, n in all + [n] }   // [1], [1, 2], [1, 2, 3] ...
     /// ```
+    @inlinable
     public func scan<Result: Sendable>(start: Result, reduce: @escaping @Sendable (Result, Value) -> Result) -> Node<Result> {
         let accumulator = Mutex<Result>(start)
         return derive { value, downstream in

@@ -7,6 +7,7 @@ extension Node {
     /// ```swift
     /// let b = a.skip(2)   // the third value is the first to pass
     /// ```
+    @inlinable
     public func skip(_ count: Int) -> Node<Value> {
         precondition(count >= 0, "RJIterator: skip needs a count of zero or more, got \(count)")
         let seen = Atomic<Int>(0)
@@ -22,6 +23,7 @@ extension Node {
     /// ```swift
     /// let b = a.take(2)   // 1, 2, 3 -> 1, 2
     /// ```
+    @inlinable
     public func take(_ count: Int) -> Node<Value> {
         precondition(count >= 0, "RJIterator: take needs a count of zero or more, got \(count)")
         let seen = Atomic<Int>(0)

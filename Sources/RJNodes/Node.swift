@@ -42,11 +42,13 @@ public class Node<Value: Sendable>: @unchecked Sendable {
 
     @usableFromInline let lock = NodeLock()
     // Guarded by `lock`.
-    @usableFromInline var slot: Slot
-    @usableFromInline var edges: [Edge] = []
-    @usableFromInline var delivering = false
-    @usableFromInline var queued: [Value] = []
-    @usableFromInline var nextEdgeID: UInt64 = 0
+    // (`@exclusivity(unchecked)`: the lock already makes the accesses exclusive, and the dynamic
+    // check cost more than a listener call.)
+    @usableFromInline @exclusivity(unchecked) var slot: Slot
+    @usableFromInline @exclusivity(unchecked) var edges: [Edge] = []
+    @usableFromInline @exclusivity(unchecked) var delivering = false
+    @usableFromInline @exclusivity(unchecked) var queued: [Value] = []
+    @usableFromInline @exclusivity(unchecked) var nextEdgeID: UInt64 = 0
     /// Set on a derived node: holds its source (strongly, keeping it alive) and removes this
     /// node's edge from it when this node goes.
     @usableFromInline var detachFromSource: (@Sendable () -> Void)?
@@ -145,8 +147,9 @@ public class Node<Value: Sendable>: @unchecked Sendable {
         _ transform: @escaping @Sendable (_ value: Value, _ downstream: Node<Down>) -> Void
     ) -> Node<Down> {
         let downstream = Node<Down>(slot: .empty)
-        let id = addEdge { [weak downstream] value in
-            if let downstream { transform(value, downstream) }
+        let target = UnownedCheck(downstream)
+        let id = addEdge { value in
+            if let downstream = target.load() { transform(value, downstream) }
         }
         downstream.detachFromSource = { [self] in removeEdge(id) }
         return downstream
