@@ -25,7 +25,7 @@ let package = Package(
         .executableTarget(name: "demo", dependencies: ["RJIterator"], path: "Examples/demo"),
         // A tiny program the tests run in a child process, for behaviour that ends a process
         // (stack overflow, a body error in for-in) or writes to stderr.
-        .executableTarget(name: "rj-probe", dependencies: ["RJIterator"], path: "Tests/RJProbe"),
+        .executableTarget(name: "rj-probe", dependencies: ["RJIterator", "RJNodes"], path: "Tests/RJProbe"),
         .testTarget(name: "RJNodesTests", dependencies: ["RJNodes"], path: "Tests/RJNodesTests"),
         .testTarget(name: "RJPromisesTests", dependencies: ["RJPromises"], path: "Tests/RJPromisesTests"),
         .testTarget(name: "RJIteratorTests", dependencies: ["RJIterator", "RJPromises", "CRJContext", "rj-probe"],

@@ -87,4 +87,18 @@ final class ProbeTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("RJIterator: yield called outside its generator's body"), r.stderr)
         XCTAssertTrue(r.signaled)
     }
+
+    func testNodeMisuseStopsWithAClearMessage() throws {
+        let cases = [
+            ("node-take-negative", "RJIterator: take needs a count of zero or more, got -1"),
+            ("node-skip-negative", "RJIterator: skip needs a count of zero or more, got -2"),
+            ("node-throttle-zero", "RJIterator: throttle needs a positive interval in seconds, got 0.0"),
+            ("node-delay-negative", "RJIterator: delay needs a positive interval in seconds, got -1.0"),
+        ]
+        for (mode, message) in cases {
+            let r = try probe(mode)
+            XCTAssertTrue(r.stderr.contains(message), "\(mode): \(r.stderr)")
+            XCTAssertTrue(r.signaled, mode)
+        }
+    }
 }

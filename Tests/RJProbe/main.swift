@@ -2,6 +2,7 @@
 // only shows on stderr. Each mode does one thing; see ProbeTests.swift for what is expected.
 import Foundation
 import RJIterator
+import RJNodes
 
 /// Unbuffered, so what was said survives a crash.
 func say(_ text: String) {
@@ -61,6 +62,14 @@ case "yielder-escape":
     let gen = Generator<Int, Void, Void> { y in kept = y }
     _ = try? gen.next()
     _ = try? kept?.yield(1)
+case "node-take-negative":
+    _ = MutableNode(1).take(-1)
+case "node-skip-negative":
+    _ = MutableNode(1).skip(-2)
+case "node-throttle-zero":
+    _ = MutableNode(1).throttle(0, queue: .main)
+case "node-delay-negative":
+    _ = MutableNode(1).delay(-1, queue: .main)
 default:
     FileHandle.standardError.write("usage: rj-probe MODE\n".data(using: .utf8)!)
     exit(2)
