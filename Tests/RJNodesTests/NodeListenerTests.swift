@@ -171,3 +171,22 @@ extension Node {
     /// How many edges (derived nodes and listeners) the node has (for tests).
     var edgeCount: Int { lock.withLock { edges.count } }
 }
+
+final class NodeMainQueueTests: XCTestCase {
+    func testMainQueueVariantsDeliverOnTheMainThread() {
+        let owner = Owner()
+        let printed = Printed()
+        let a = MutableNode<Int>()
+        a.deliverOnMainQueue().listenedBy(owner).withBlock { printed.print("deliverOn main \(Thread.isMainThread) \($0)") }
+        a.listenedBy(owner).withBlockOnMainQueue { printed.print("withBlock main \(Thread.isMainThread) \($0)") }
+        a.delayOnMainQueue(0.01).listenedBy(owner).withBlock { printed.print("delay main \(Thread.isMainThread) \($0)") }
+        a.throttleOnMainQueue(0.01).listenedBy(owner).withBlock { printed.print("throttle main \(Thread.isMainThread) \($0)") }
+        DispatchQueue.global().async { a.value = 1 }
+        let deadline = Date().addingTimeInterval(5)
+        while printed.all.count < 4 && Date() < deadline {
+            _ = RunLoop.main.run(mode: .default, before: Date().addingTimeInterval(0.01))
+        }
+        XCTAssertEqual(Set(printed.all), ["deliverOn main true 1", "withBlock main true 1", "delay main true 1",
+                                          "throttle main true 1"])
+    }
+}
