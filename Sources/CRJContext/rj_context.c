@@ -11,6 +11,14 @@
 
 _Thread_local rj_coro *rj_current;
 
+/* Out of line on purpose: see rj_coro_current in CRJContext.h. */
+__attribute__((noinline)) rj_coro *rj_coro_current(void) { return rj_current; }
+
+__attribute__((noinline)) void *rj_current_owner(int tag) {
+    rj_coro *c = rj_current;
+    return c && c->tag == tag ? c->owner : NULL;
+}
+
 static rj_backend rj_cfg_backend = RJ_HAVE_FAST ? RJ_BACKEND_FAST : RJ_BACKEND_UCONTEXT;
 
 int rj_fast_backend_available(void) { return RJ_HAVE_FAST; }

@@ -110,6 +110,7 @@ RJ_HIDDEN void rj_set_error(const char *fmt, ...) __attribute__((format(printf, 
 RJ_HIDDEN void rj_overflow_prepare_thread(void);
 
 extern _Thread_local int rj_thread_prepared;
+extern _Thread_local rj_coro *rj_current;
 
 /* Assembly (switch_*.S). rj_switch saves the callee-saved registers on the
  * current stack, stores the stack pointer in *from_sp, loads to_sp and

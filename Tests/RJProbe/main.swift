@@ -9,18 +9,25 @@ func say(_ text: String) {
     FileHandle.standardOutput.write((text + "\n").data(using: .utf8)!)
 }
 
+/// Takes the address of a frame's buffer after the recursive call: the frame must really exist,
+/// so the optimiser cannot turn the recursion into a loop.
+@inline(never)
+func touch(_ buffer: UnsafeMutableRawBufferPointer) {
+    buffer[0] &+= 1
+}
+
 @inline(never)
 func recurse(_ n: Int) -> Int {
     var pad = (n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n)
-    return withUnsafeMutableBytes(of: &pad) { buf in
-        buf[0] &+= 1
-        return recurse(n + 1) &+ Int(buf[0])
-    }
+    let below = n > Int(CommandLine.argc) + 1_000_000_000 ? 0 : recurse(n + 1)
+    withUnsafeMutableBytes(of: &pad) { touch($0) }
+    return below &+ pad.0
 }
 
 func overflowInGenerator() {
     let gen = Generator<Int, Void, Int>(stackSize: 64 * 1024) { _ in recurse(0) }
-    _ = try? gen.next()
+    // The result is printed so that an optimised build cannot drop the (pure) recursion.
+    say("\(String(describing: try? gen.next()))")
 }
 
 let mode = CommandLine.arguments.dropFirst().first ?? ""

@@ -88,10 +88,13 @@ typedef struct rj_coro_head {
     unsigned char finished;
 } rj_coro_head;
 
-/* The coroutine running on this thread (NULL on a thread's own stack). */
-extern _Thread_local rj_coro *_Nullable rj_current;
-
-static inline rj_coro *_Nullable rj_coro_current(void) { return rj_current; }
+/* The coroutine running on this thread (NULL on a thread's own stack).
+ *
+ * Deliberately not inline. A coroutine suspended on one thread may resume on another, in the
+ * middle of a function; a compiler that inlined the thread-local read may keep the thread's
+ * TLS address from before the switch and read the *old* thread's value afterwards (it
+ * assumes a function never changes threads). A call computes the address afresh. */
+rj_coro *_Nullable rj_coro_current(void);
 
 /* 1 once the entry function has returned. */
 static inline int rj_coro_is_finished(const rj_coro *_Nonnull c) {
@@ -106,14 +109,9 @@ static inline int rj_coro_tag(const rj_coro *_Nonnull c) {
     return ((const rj_coro_head *)(const void *)c)->tag;
 }
 
-/* The owner of the coroutine running on this thread if its tag is `tag`,
- * else NULL: the check every yield makes, in one inline step. */
-static inline void *_Nullable rj_current_owner(int tag) {
-    rj_coro *c = rj_current;
-    if (!c) return (void *)0;
-    const rj_coro_head *h = (const rj_coro_head *)(const void *)c;
-    return h->tag == tag ? h->owner : (void *)0;
-}
+/* The owner of the coroutine running on this thread if its tag is `tag`, else
+ * NULL. Not inline, for the reason given at rj_coro_current. */
+void *_Nullable rj_current_owner(int tag);
 
 /* ---- Configuration (process-wide, thread-safe) ------------------------ */
 

@@ -55,7 +55,7 @@ public final class RJAsyncTask: @unchecked Sendable {
     /// The queue the body and the `finally` handlers run on.
     public let queue: DispatchQueue
     private let lock = Mutex<Void>(())
-    private var core: GeneratorCore<AwaitSlot, RJResult, Void>?
+    private var core: Generator<AwaitSlot, RJResult, Void>?
     private var pendingSlot: AwaitSlot?
     private var handlers: [@Sendable () -> Void] = []
     private var waiters: [CheckedContinuation<Void, Never>] = []
@@ -64,7 +64,7 @@ public final class RJAsyncTask: @unchecked Sendable {
 
     init(queue: DispatchQueue, body: @escaping @Sendable () -> Void) {
         self.queue = queue
-        let core = GeneratorCore<AwaitSlot, RJResult, Void>(stackSize: 0, tag: CoroutineTag.asyncTask) { _ in body() }
+        let core = Generator<AwaitSlot, RJResult, Void>(stackSize: 0, tag: CoroutineTag.asyncTask) { _ in body() }
         self.core = core
         core.asyncTask = Unmanaged.passUnretained(self)
     }
@@ -82,7 +82,7 @@ public final class RJAsyncTask: @unchecked Sendable {
 
     /// Runs the body (on `queue`) until its next `rj_await` or its end.
     private func step(_ input: RJResult) {
-        let core: GeneratorCore<AwaitSlot, RJResult, Void>? = lock.withLock { _ in
+        let core: Generator<AwaitSlot, RJResult, Void>? = lock.withLock { _ in
             pendingSlot = nil
             // Cancelled before it ever ran: the body never starts.
             if cancelled, self.core?.state == .created { return nil }
@@ -192,7 +192,7 @@ public final class RJAsyncTask: @unchecked Sendable {
     /// The task whose body is running on this thread, if any.
     static var current: RJAsyncTask? {
         guard let owner = rj_current_owner(CoroutineTag.asyncTask) else { return nil }
-        return Unmanaged<CoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { host in
+        return Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { host in
             host.asyncTask.map { unsafeDowncast($0.takeUnretainedValue(), to: RJAsyncTask.self) }
         }
     }
@@ -202,7 +202,7 @@ public final class RJAsyncTask: @unchecked Sendable {
         guard let core = lock.withLock({ _ in self.core }) else {
             return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
         }
-        switch core.suspend(yielding: slot) {
+        switch core.suspend(yielding: slot, resumedWith: RJResult.self) {
         case .value(let result): return result
         case .error(let error): return RJResult(value: nil, error: error, done: false)
         case .close: return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
@@ -222,7 +222,7 @@ extension RJAsyncTask {
     /// ```
     @discardableResult
     public func runMainLoop(timeout: Double = .infinity) -> Bool {
-        precondition(Thread.isMainThread, "RJIterator: runMainLoop must be called on the main thread")
+        if !(Thread.isMainThread) { fatalError("RJIterator: runMainLoop must be called on the main thread") }
         let deadline = timeout.isFinite ? Date().addingTimeInterval(timeout) : Date.distantFuture
         while !isFinished && Date() < deadline {
             _ = RunLoop.main.run(mode: .default, before: min(deadline, Date().addingTimeInterval(0.05)))

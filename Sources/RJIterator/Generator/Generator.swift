@@ -1,4 +1,5 @@
 import CRJContext
+import Synchronization
 
 /// A stackful generator: a body that runs on its own stack and hands values out with `yield`,
 /// from any depth of calls, resuming where it left off on the next call.
@@ -33,8 +34,169 @@ import CRJContext
 /// time; a second call while one runs throws ``GeneratorError/alreadyRunning``. The type is
 /// not `Sendable` (its body and values need not be): to hand one to another thread, vouch
 /// for it yourself (for example `nonisolated(unsafe)`), as with any non-`Sendable` value.
-public final class Generator<Element, Input, Return> {
-    @usableFromInline let core: GeneratorCore<Element, Input, Return>
+public final class Generator<Element, Input, Return>: _RJCoroutineHost {
+    @usableFromInline let body: (Yielder<Element, Input>) throws -> Return
+    @usableFromInline let stackSize: Int
+    @usableFromInline let tag: Int32
+    /// The backend is fixed when the generator is made, not when it first runs.
+    @usableFromInline let backend: rj_backend
+
+    /// The generator of `rj_async` and of the seed API, with their coroutine tag.
+    @inlinable
+    init(stackSize: Int, tag: Int32, body: @escaping (Yielder<Element, Input>) throws -> Return) {
+        self.body = body
+        self.stackSize = stackSize
+        self.tag = tag
+        self.backend = rj_default_backend()
+        // No strong reference to the generator may live on its own stack, or a suspended
+        // generator could never be released: go through Unmanaged, never through a cast that
+        // hands back an owned reference.
+        super.init(main: { address in
+            Unmanaged<Generator>.fromOpaque(address)._withUnsafeGuaranteedRef { $0.runBody() }
+        })
+    }
+
+    /// Runs on the coroutine's own stack: the body, from its first line to its end.
+    @inlinable
+    func runBody() {
+        let outcome: Outcome<Return>
+        do {
+            outcome = .returned(try body(Yielder(channel: self)))
+        } catch is GeneratorExit {
+            outcome = .closed
+        } catch {
+            outcome = .threw(error)
+        }
+        if let resultBox {
+            resultBox.assumingMemoryBound(to: Outcome<Return>?.self).initialize(to: outcome)
+        } else {
+            erasedOutcome = ErasedOutcome(outcome)  // closing on release
+        }
+    }
+
+    @usableFromInline
+    enum Operation {
+        case next(Input)
+        case start          // the first step of a delegation: no input to give
+        case throwing(any Error)
+        case returning(Return)
+        case close          // delegation's close: completes with `.closed`
+    }
+
+    /// Every public operation: take the state word, resume or settle, give it back.
+    @inlinable
+    func perform(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
+        while true {
+            let (took, seen) = stateWord.compareExchange(
+                expected: StateWord.suspended, desired: StateWord.running, ordering: .acquiringAndReleasing)
+            if took { return try resumeSuspended(operation) }
+            switch seen {
+            case StateWord.running:
+                throw GeneratorError.alreadyRunning
+            case StateWord.completed:
+                return try reportAgain()
+            default:
+                let (started, _) = stateWord.compareExchange(
+                    expected: StateWord.created, desired: StateWord.running, ordering: .acquiringAndReleasing)
+                if started { return try startFresh(operation) }
+                // Another thread moved it meanwhile; look again.
+            }
+        }
+    }
+
+    @inlinable
+    func startFresh(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
+        switch operation {
+        case .throwing(let error):
+            return try complete(.threw(error))
+        case .returning(let value):
+            return try complete(.returned(value))
+        case .close:
+            return try complete(.closed)
+        case .next, .start:
+            break
+        }
+        guard let coro = rj_coro_create(stackSize, backend, coroutineEntry, Unmanaged.passUnretained(self).toOpaque())
+        else {
+            let message = String(cString: rj_last_error())
+            stateWord.store(StateWord.created, ordering: .releasing)
+            throw GeneratorError.stackAllocationFailed(message)
+        }
+        rj_coro_set_owner(coro, Unmanaged.passUnretained(self).toOpaque(), tag)
+        self.coro = coro
+        return try run(coro, pendingReturn: nil)
+    }
+
+    @inlinable
+    func resumeSuspended(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
+        let signal: ResumeSignal<Input>
+        var pendingReturn: Return?
+        switch operation {
+        case .next(let input): signal = .value(input)
+        case .throwing(let error): signal = .error(error)
+        case .returning(let value):
+            pendingReturn = value
+            signal = .close
+        case .close: signal = .close
+        case .start:
+            // A delegation to a generator that someone already started: only a Void input
+            // can be made up.
+            guard let input = () as? Input else {
+                stateWord.store(StateWord.suspended, ordering: .releasing)
+                throw GeneratorError.delegateAlreadyStarted
+            }
+            signal = .value(input)
+        }
+        // The body's slot holds nil (see `suspend`).
+        inbox.unsafelyUnwrapped.assumingMemoryBound(to: ResumeSignal<Input>?.self).initialize(to: signal)
+        return try run(coro.unsafelyUnwrapped, pendingReturn: pendingReturn)
+    }
+
+    /// Switches into the body and turns what it left into a step. Called holding `running`.
+    @inlinable @inline(__always)
+    func run(_ coro: OpaquePointer, pendingReturn: Return?) throws -> GeneratorStep<Element, Return> {
+        var value: Element? = nil
+        var result: Outcome<Return>? = nil
+        let finished = withUnsafeMutablePointer(to: &value) { valueSlot in
+            withUnsafeMutablePointer(to: &result) { resultSlot in
+                outbox = UnsafeMutableRawPointer(valueSlot)
+                resultBox = UnsafeMutableRawPointer(resultSlot)
+                return rj_coro_resume(coro)
+            }
+        }
+        if finished == 0 {
+            stateWord.store(StateWord.suspended, ordering: .releasing)
+            return .yielded(value.take().unsafelyUnwrapped)
+        }
+        rj_coro_destroy(coro)
+        self.coro = nil
+        var outcome = result.take().unsafelyUnwrapped
+        if case .closed = outcome, let pendingReturn {
+            outcome = .returned(pendingReturn)
+        }
+        return try complete(outcome)
+    }
+
+    @inlinable
+    func complete(_ outcome: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
+        erasedOutcome = ErasedOutcome(outcome)
+        stateWord.store(StateWord.completed, ordering: .releasing)
+        switch outcome {
+        case .returned(let value): return .returned(value)
+        case .threw(let error): throw error
+        case .closed: throw GeneratorError.closed
+        }
+    }
+
+    /// A completed generator reports the outcome it kept.
+    @inlinable
+    func reportAgain() throws -> GeneratorStep<Element, Return> {
+        switch erasedOutcome.unsafelyUnwrapped {
+        case .returned(let value): return .returned(value as! Return)
+        case .threw(let error): throw error
+        case .closed: throw GeneratorError.closed
+        }
+    }
 
     /// Makes a generator; nothing of `body` runs until the first ``next(_:)``.
     ///
@@ -45,18 +207,20 @@ public final class Generator<Element, Input, Return> {
     ///   - body: the generator's code. Call `yield` on the ``Yielder`` it receives, from the
     ///     body or from any function it calls.
     @inlinable
-    public init(stackSize: Int? = nil, _ body: @escaping (Yielder<Element, Input>) throws -> Return) {
+    public convenience init(stackSize: Int? = nil, _ body: @escaping (Yielder<Element, Input>) throws -> Return) {
         if let stackSize {
-            precondition(
-                stackSize >= RJRuntime.minimumStackSize,
-                "RJIterator: stackSize \(stackSize) is below the minimum of \(RJRuntime.minimumStackSize) bytes; "
-                    + "pass at least \(RJRuntime.minimumStackSize / 1024) KiB")
+            // fatalError, not precondition: an optimised build drops a precondition's message.
+            if stackSize < RJRuntime.minimumStackSize {
+                fatalError(
+                    "RJIterator: stackSize \(stackSize) is below the minimum of \(RJRuntime.minimumStackSize) bytes; "
+                        + "pass at least \(RJRuntime.minimumStackSize / 1024) KiB")
+            }
         }
-        core = GeneratorCore(stackSize: stackSize ?? 0, tag: CoroutineTag.generator, body: body)
+        self.init(stackSize: stackSize ?? 0, tag: CoroutineTag.generator, body: body)
     }
 
     deinit {
-        core.closeOnRelease()
+        closeOnRelease()
     }
 
     /// Resumes the body, which runs until its next `yield` or its end.
@@ -73,7 +237,7 @@ public final class Generator<Element, Input, Return> {
     /// ```
     @inlinable @discardableResult
     public func next(_ input: Input) throws -> GeneratorStep<Element, Return> {
-        try core.perform(.next(input))
+        try perform(.next(input))
     }
 
     /// Finishes the generator early with `value`: the suspended `yield` throws a private exit
@@ -92,7 +256,7 @@ public final class Generator<Element, Input, Return> {
     /// ```
     @inlinable @discardableResult
     public func `return`(_ value: Return) throws -> GeneratorStep<Element, Return> {
-        try core.perform(.returning(value))
+        try perform(.returning(value))
     }
 
     /// Throws `error` into the body at its suspended `yield`. The body may catch it and yield
@@ -111,11 +275,11 @@ public final class Generator<Element, Input, Return> {
     /// ```
     @inlinable @discardableResult
     public func `throw`(_ error: any Error) throws -> GeneratorStep<Element, Return> {
-        try core.perform(.throwing(error))
+        try perform(.throwing(error))
     }
 
     /// Where the generator is in its life; see ``GeneratorState``. Safe to read from any thread.
-    @inlinable public var state: GeneratorState { core.state }
+    
 
     /// The context-switch backend in use, for example `"fast (x86_64 sysv)"`; the same as
     /// ``RJRuntime/contextBackend``.
@@ -131,6 +295,6 @@ extension Generator where Input == Void {
     /// ```
     @inlinable @discardableResult
     public func next() throws -> GeneratorStep<Element, Return> {
-        try core.perform(.next(()))
+        try perform(.next(()))
     }
 }

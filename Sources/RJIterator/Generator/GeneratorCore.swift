@@ -1,16 +1,17 @@
 import CRJContext
 import Synchronization
 
-// The machinery under `Generator` and `RJIterator`: one object per generator that owns the
-// coroutine, carries values across each switch and keeps the state machine.
+// The machinery under `Generator` (and so under `RJIterator` and `rj_async`): the generator
+// object owns the coroutine, carries values across each switch and keeps the state machine.
+// Its non-generic part is `_RJCoroutineHost`, the generator's superclass.
 //
 // Who owns what
-// - `Generator` (the public handle) owns its `GeneratorCore` strongly; nothing else does.
-// - The coroutine's stack refers to the core only unretained (the `Yielder`, the entry
-//   point), so a suspended body never keeps its own generator alive: releasing the handle
-//   runs `Generator.deinit`, which closes the body and gives its stack back.
-// - The C coroutine records the core as its owner (unretained), so `rj_yield` and the
-//   misuse checks can find which generator is running on this thread.
+// - Whoever holds the `Generator` owns it; the coroutine's stack refers to it only unretained
+//   (the `Yielder`, the entry point), so a suspended body never keeps its own generator
+//   alive: releasing the last reference runs `Generator.deinit`, which closes the body and
+//   gives its stack back.
+// - The C coroutine records the generator as its owner (unretained), so `rj_yield`,
+//   `rj_await` and the misuse checks can find which generator is running on this thread.
 //
 // How values cross a switch
 // - Nothing typed is stored in the objects. A yielded value is written by the body into a
@@ -77,15 +78,19 @@ enum StateWord {
     @usableFromInline static var completed: UInt8 { 3 }
 }
 
-/// The non-generic part of every generator: coroutine, state, hand-off pointers.
+/// The non-generic part of every `Generator`: its coroutine, state word and hand-off
+/// pointers. An implementation detail, public only because `Generator` is public and derives
+/// from it; it has no public members and cannot be subclassed or made outside this module.
 ///
 /// `main` is set by the typed subclass to a closure that captures nothing: in code
 /// specialised for concrete types it is a plain function pointer, so starting a body costs
 /// no allocation and no metadata lookup.
-@usableFromInline
-class CoroutineHost {
+public class _RJCoroutineHost {
     @usableFromInline @exclusivity(unchecked) final var coro: OpaquePointer?
-    @usableFromInline final let main: (CoroutineHost) -> Void
+    /// Runs the body; gets the generator's address. (No object reference is passed: an
+    /// unoptimised build may keep a copy of one for the whole call, which lasts as long as the
+    /// body, and the generator could then never be released.)
+    @usableFromInline final let main: (UnsafeMutableRawPointer) -> Void
     @usableFromInline final let stateWord = Atomic<UInt8>(0)
     /// The resumer's `Element?` local the body writes a yielded value into.
     @usableFromInline @exclusivity(unchecked) final var outbox: UnsafeMutableRawPointer?
@@ -100,16 +105,22 @@ class CoroutineHost {
     /// The seed API's handle sets this: on release, a suspended stack is dropped without
     /// unwinding (its `rj_yield` cannot throw the exit signal).
     @usableFromInline final var abandonOnRelease = false
-    /// For an `rj_async` body: its task (unretained; the task owns this core), which
+    /// For an `rj_async` body: its task (unretained; the task owns this generator), which
     /// `rj_await` finds through the running coroutine.
     final var asyncTask: Unmanaged<AnyObject>?
 
-    @usableFromInline init(main: @escaping (CoroutineHost) -> Void) {
+    @usableFromInline init(main: @escaping (UnsafeMutableRawPointer) -> Void) {
         self.main = main
     }
 
+    /// Where the generator is in its life; see ``GeneratorState``. Safe to read from any thread.
+    ///
+    /// ```swift
+    /// let g = Generator<Int, Void, Void> { y in try y.yield(1) }
+    /// g.state   // .created
+    /// ```
     @inlinable
-    final var state: GeneratorState {
+    public final var state: GeneratorState {
         switch stateWord.load(ordering: .acquiring) {
         case StateWord.created: return .created
         case StateWord.suspended: return .suspended
@@ -146,23 +157,19 @@ class CoroutineHost {
 /// hold a strong reference, or a suspended generator could never be freed.
 @usableFromInline
 let coroutineEntry: rj_coro_entry = { arg in
-    Unmanaged<CoroutineHost>.fromOpaque(arg!)._withUnsafeGuaranteedRef { $0.main($0) }
+    let main = Unmanaged<_RJCoroutineHost>.fromOpaque(arg!)._withUnsafeGuaranteedRef { $0.main }
+    main(arg!)
 }
 
-/// The part of a generator a body's `Yielder` needs: the typed side of the hand-off.
-@usableFromInline
-class YieldChannel<Element, Input>: CoroutineHost {
-    @inlinable override init(main: @escaping (CoroutineHost) -> Void) {
-        super.init(main: main)
-    }
-
-    /// Suspends the running body with `value`; returns how the body was resumed.
+extension _RJCoroutineHost {
+    /// Suspends the running body with `value`; returns how the body was resumed. Called on the
+    /// body's own stack, by `Yielder`, `rj_yield` and `rj_await`.
     @inlinable @inline(__always)
-    final func suspend(yielding value: Element) -> ResumeSignal<Input> {
+    final func suspend<Element, Input>(yielding value: Element, resumedWith _: Input.Type) -> ResumeSignal<Input> {
         // Compare pointers before touching `self`: an escaped Yielder may outlive its generator.
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard let current = rj_coro_current(), rj_coro_owner(current) == me else {
-            preconditionFailure(
+            fatalError(
                 "RJIterator: yield called outside its generator's body. A Yielder is valid only "
                     + "inside the body it was passed to, while that body runs; do not store it or "
                     + "use it from another generator or thread")
@@ -171,181 +178,15 @@ class YieldChannel<Element, Input>: CoroutineHost {
         // The slot holds nil: initialise over it rather than assign, which would destroy nil first.
         outbox?.assumingMemoryBound(to: Element?.self).initialize(to: value)
         var incoming: ResumeSignal<Input>? = nil
+        // The closure stays alive while the body is suspended: it must not capture `self`
+        // (an unoptimised build would retain it, and the generator could never be released).
+        let host = Unmanaged.passUnretained(self)
         withUnsafeMutablePointer(to: &incoming) { slot in
-            inbox = UnsafeMutableRawPointer(slot)
+            host._withUnsafeGuaranteedRef { $0.inbox = UnsafeMutableRawPointer(slot) }
             rj_coro_suspend(current)
         }
         if closingOnRelease { return .close }
         return incoming.take().unsafelyUnwrapped
-    }
-
-    @inlinable @inline(__always)
-    final func yield(_ value: Element) throws -> Input {
-        switch suspend(yielding: value) {
-        case .value(let input): return input
-        case .error(let error): throw error
-        case .close: throw GeneratorExit()
-        }
-    }
-}
-
-@usableFromInline
-final class GeneratorCore<Element, Input, Return>: YieldChannel<Element, Input> {
-    @usableFromInline let body: (Yielder<Element, Input>) throws -> Return
-    @usableFromInline let stackSize: Int
-    @usableFromInline let tag: Int32
-    /// The backend is fixed when the generator is made, not when it first runs.
-    @usableFromInline let backend: rj_backend
-
-    @inlinable
-    init(stackSize: Int, tag: Int32, body: @escaping (Yielder<Element, Input>) throws -> Return) {
-        self.body = body
-        self.stackSize = stackSize
-        self.tag = tag
-        self.backend = rj_default_backend()
-        super.init(main: { host in unsafeDowncast(host, to: GeneratorCore<Element, Input, Return>.self).runBody() })
-    }
-
-    /// Runs on the coroutine's own stack: the body, from its first line to its end.
-    @inlinable
-    func runBody() {
-        let outcome: Outcome<Return>
-        do {
-            outcome = .returned(try body(Yielder(channel: self)))
-        } catch is GeneratorExit {
-            outcome = .closed
-        } catch {
-            outcome = .threw(error)
-        }
-        if let resultBox {
-            resultBox.assumingMemoryBound(to: Outcome<Return>?.self).initialize(to: outcome)
-        } else {
-            erasedOutcome = ErasedOutcome(outcome)  // closing on release
-        }
-    }
-
-    @usableFromInline
-    enum Operation {
-        case next(Input)
-        case start          // the first step of a delegation: no input to give
-        case throwing(any Error)
-        case returning(Return)
-        case close          // delegation's close: completes with `.closed`
-    }
-
-    /// Every public operation: take the state word, resume or settle, give it back.
-    @inlinable
-    func perform(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
-        while true {
-            let (took, seen) = stateWord.compareExchange(
-                expected: StateWord.suspended, desired: StateWord.running, ordering: .acquiringAndReleasing)
-            if took { return try resumeSuspended(operation) }
-            switch seen {
-            case StateWord.running:
-                throw GeneratorError.alreadyRunning
-            case StateWord.completed:
-                return try reportAgain()
-            default:
-                let (started, _) = stateWord.compareExchange(
-                    expected: StateWord.created, desired: StateWord.running, ordering: .acquiringAndReleasing)
-                if started { return try startFresh(operation) }
-                // Another thread moved it meanwhile; look again.
-            }
-        }
-    }
-
-    @inlinable
-    func startFresh(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
-        switch operation {
-        case .throwing(let error):
-            return try complete(.threw(error))
-        case .returning(let value):
-            return try complete(.returned(value))
-        case .close:
-            return try complete(.closed)
-        case .next, .start:
-            break
-        }
-        guard let coro = rj_coro_create(stackSize, backend, coroutineEntry, Unmanaged.passUnretained(self).toOpaque())
-        else {
-            let message = String(cString: rj_last_error())
-            stateWord.store(StateWord.created, ordering: .releasing)
-            throw GeneratorError.stackAllocationFailed(message)
-        }
-        rj_coro_set_owner(coro, Unmanaged.passUnretained(self).toOpaque(), tag)
-        self.coro = coro
-        return try run(coro, pendingReturn: nil)
-    }
-
-    @inlinable
-    func resumeSuspended(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
-        let signal: ResumeSignal<Input>
-        var pendingReturn: Return?
-        switch operation {
-        case .next(let input): signal = .value(input)
-        case .throwing(let error): signal = .error(error)
-        case .returning(let value):
-            pendingReturn = value
-            signal = .close
-        case .close: signal = .close
-        case .start:
-            // A delegation to a generator that someone already started: only a Void input
-            // can be made up.
-            guard let input = () as? Input else {
-                stateWord.store(StateWord.suspended, ordering: .releasing)
-                throw GeneratorError.delegateAlreadyStarted
-            }
-            signal = .value(input)
-        }
-        // The body's slot holds nil (see `suspend`).
-        inbox.unsafelyUnwrapped.assumingMemoryBound(to: ResumeSignal<Input>?.self).initialize(to: signal)
-        return try run(coro.unsafelyUnwrapped, pendingReturn: pendingReturn)
-    }
-
-    /// Switches into the body and turns what it left into a step. Called holding `running`.
-    @inlinable @inline(__always)
-    func run(_ coro: OpaquePointer, pendingReturn: Return?) throws -> GeneratorStep<Element, Return> {
-        var value: Element? = nil
-        var result: Outcome<Return>? = nil
-        let finished = withUnsafeMutablePointer(to: &value) { valueSlot in
-            withUnsafeMutablePointer(to: &result) { resultSlot in
-                outbox = UnsafeMutableRawPointer(valueSlot)
-                resultBox = UnsafeMutableRawPointer(resultSlot)
-                return rj_coro_resume(coro)
-            }
-        }
-        if finished == 0 {
-            stateWord.store(StateWord.suspended, ordering: .releasing)
-            return .yielded(value.take().unsafelyUnwrapped)
-        }
-        rj_coro_destroy(coro)
-        self.coro = nil
-        var outcome = result.take().unsafelyUnwrapped
-        if case .closed = outcome, let pendingReturn {
-            outcome = .returned(pendingReturn)
-        }
-        return try complete(outcome)
-    }
-
-    @inlinable
-    func complete(_ outcome: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
-        erasedOutcome = ErasedOutcome(outcome)
-        stateWord.store(StateWord.completed, ordering: .releasing)
-        switch outcome {
-        case .returned(let value): return .returned(value)
-        case .threw(let error): throw error
-        case .closed: throw GeneratorError.closed
-        }
-    }
-
-    /// A completed generator reports the outcome it kept.
-    @inlinable
-    func reportAgain() throws -> GeneratorStep<Element, Return> {
-        switch erasedOutcome.unsafelyUnwrapped {
-        case .returned(let value): return .returned(value as! Return)
-        case .threw(let error): throw error
-        case .closed: throw GeneratorError.closed
-        }
     }
 }
 

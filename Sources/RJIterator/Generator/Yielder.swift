@@ -14,9 +14,9 @@
 public struct Yielder<Element, Input> {
     // Unmanaged, used through `_withUnsafeGuaranteedRef`: an `unowned(unsafe)` reference is
     // retained around each call, and that retain/release pair was a fifth of a round trip.
-    @usableFromInline let channel: Unmanaged<YieldChannel<Element, Input>>
+    @usableFromInline let channel: Unmanaged<_RJCoroutineHost>
 
-    @usableFromInline init(channel: YieldChannel<Element, Input>) {
+    @usableFromInline init(channel: _RJCoroutineHost) {
         self.channel = Unmanaged.passUnretained(channel)
     }
 
@@ -28,7 +28,11 @@ public struct Yielder<Element, Input> {
     ///   propagate: a body that swallows it and yields again is abandoned on release.
     @inlinable @discardableResult
     public func yield(_ value: Element) throws -> Input {
-        try channel._withUnsafeGuaranteedRef { try $0.yield(value) }
+        switch channel._withUnsafeGuaranteedRef({ $0.suspend(yielding: value, resumedWith: Input.self) }) {
+        case .value(let input): return input
+        case .error(let error): throw error
+        case .close: throw GeneratorExit()
+        }
     }
 
     /// Delegates to `inner` until it returns (ES6 `yield*`, Python `yield from`): its values
@@ -48,14 +52,14 @@ public struct Yielder<Element, Input> {
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: Generator<Element, Input, R>) throws -> R {
-        let core = inner.core
+        let core = inner
         var step = try core.perform(.start)
         while true {
             switch step {
             case .returned(let value):
                 return value
             case .yielded(let value):
-                switch channel._withUnsafeGuaranteedRef({ $0.suspend(yielding: value) }) {
+                switch channel._withUnsafeGuaranteedRef({ $0.suspend(yielding: value, resumedWith: Input.self) }) {
                 case .value(let input):
                     step = try core.perform(.next(input))
                 case .error(let error):

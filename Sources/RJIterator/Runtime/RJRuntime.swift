@@ -26,7 +26,7 @@ public enum RJRuntime {
     public static var defaultStackSize: Int {
         get { Int(rj_default_stack_size()) }
         set {
-            precondition(newValue > 0, "RJIterator: defaultStackSize must be positive, got \(newValue)")
+            if !(newValue > 0) { fatalError("RJIterator: defaultStackSize must be positive, got \(newValue)") }
             rj_set_default_stack_size(size_t(newValue))
         }
     }
@@ -42,7 +42,7 @@ public enum RJRuntime {
     public static var stackPoolLimit: Int {
         get { Int(rj_stack_pool_limit()) }
         set {
-            precondition(newValue >= 0, "RJIterator: stackPoolLimit must not be negative, got \(newValue)")
+            if !(newValue >= 0) { fatalError("RJIterator: stackPoolLimit must not be negative, got \(newValue)") }
             rj_set_stack_pool_limit(size_t(newValue))
         }
     }
@@ -52,7 +52,7 @@ public enum RJRuntime {
     public static var stackPoolResidentLimit: Int {
         get { Int(rj_stack_pool_resident_limit()) }
         set {
-            precondition(newValue >= 0, "RJIterator: stackPoolResidentLimit must not be negative, got \(newValue)")
+            if !(newValue >= 0) { fatalError("RJIterator: stackPoolResidentLimit must not be negative, got \(newValue)") }
             rj_set_stack_pool_resident_limit(size_t(newValue))
         }
     }

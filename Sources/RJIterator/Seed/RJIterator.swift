@@ -32,7 +32,7 @@ public final class RJIterator {
         case value(Any?)
     }
 
-    let core: GeneratorCore<Any?, NextInput, Any?>
+    let core: Generator<Any?, NextInput, Any?>
 
     /// Makes an iterator over `body`; nothing runs until the first `next`.
     ///
@@ -40,7 +40,7 @@ public final class RJIterator {
     /// let it = RJIterator { rj_yield(1); return 2 }
     /// ```
     public init(_ body: @escaping () -> Any?) {
-        core = GeneratorCore(stackSize: 0, tag: CoroutineTag.seedIterator) { _ in body() }
+        core = Generator(stackSize: 0, tag: CoroutineTag.seedIterator) { _ in body() }
         core.abandonOnRelease = true
     }
 
@@ -51,10 +51,6 @@ public final class RJIterator {
     /// ```
     public convenience init(withFunc function: @escaping (Any?) -> Any?, arg: Any?) {
         self.init { function(arg) }
-    }
-
-    deinit {
-        core.closeOnRelease()
     }
 
     /// Resumes the body; the pending `rj_yield(v)` returns `v`.
@@ -108,14 +104,14 @@ public func rj_yield(_ value: Any?) -> Any? {
     guard let owner = rj_current_owner(CoroutineTag.seedIterator) else { return nil }
     // Guaranteed, not retained: a strong reference on the suspended stack would outlive an
     // abandoned body and leak the iterator's core.
-    return Unmanaged<YieldChannel<Any?, RJIterator.NextInput>>.fromOpaque(owner)._withUnsafeGuaranteedRef {
+    return Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef {
         channel in
         // RJIterator is final: comparing the dynamic type is exact, and much cheaper than a cast
         // on every yield.
         if let object = value, ObjectIdentifier(type(of: object)) == ObjectIdentifier(RJIterator.self) {
             return delegate(to: object as! RJIterator, through: channel)
         }
-        return resumeValue(channel.suspend(yielding: value), yielded: value)
+        return resumeValue(channel.suspend(yielding: value, resumedWith: RJIterator.NextInput.self), yielded: value)
     }
 }
 
@@ -128,11 +124,11 @@ private func resumeValue(_ signal: ResumeSignal<RJIterator.NextInput>, yielded: 
     }
 }
 
-private func delegate(to inner: RJIterator, through channel: YieldChannel<Any?, RJIterator.NextInput>) -> Any? {
+private func delegate(to inner: RJIterator, through channel: _RJCoroutineHost) -> Any? {
     var result = inner.next()
     while true {
         let value = result.value
-        let signal = channel.suspend(yielding: value)
+        let signal = channel.suspend(yielding: value, resumedWith: RJIterator.NextInput.self)
         if result.done || result.error != nil {
             return resumeValue(signal, yielded: value)
         }
