@@ -52,8 +52,7 @@ public struct Yielder<Element, Input> {
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: Generator<Element, Input, R>) throws -> R {
-        let core = inner
-        var step = try core.perform(.start)
+        var step = try inner.perform(.start)
         while true {
             switch step {
             case .returned(let value):
@@ -61,11 +60,11 @@ public struct Yielder<Element, Input> {
             case .yielded(let value):
                 switch channel._withUnsafeGuaranteedRef({ $0.suspend(yielding: value, resumedWith: Input.self) }) {
                 case .value(let input):
-                    step = try core.perform(.next(input))
+                    step = try inner.perform(.next(input))
                 case .error(let error):
-                    step = try core.perform(.throwing(error))
+                    step = try inner.perform(.throwing(error))
                 case .close:
-                    _ = try? core.perform(.close)
+                    _ = try? inner.perform(.close)
                     throw GeneratorExit()
                 }
             }
