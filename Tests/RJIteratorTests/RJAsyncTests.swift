@@ -345,6 +345,23 @@ final class RJAsyncTests: XCTestCase {
         XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
     }
 
+    func testTaskAndItsBodyAreFreedOnceFinished() {
+        final class Weak: @unchecked Sendable { weak var task: RJAsyncTask? }
+        let box = Weak()
+        let liveBefore = RJRuntime.liveStackCount
+        do {
+            let task = runAsync {
+                _ = rj_await(later(1))
+                _ = rj_await { callback in callback(2, nil) }
+            }
+            box.task = task
+        }
+        queue.sync {}
+        for _ in 0..<500 where box.task != nil { usleep(1000) }
+        XCTAssertNil(box.task, "no cycle keeps a finished task")
+        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
+    }
+
     func testAwaitInsideAGeneratorInsideABodyIsOutsideAsync() {
         let log = Log()
         runAsync {
