@@ -245,6 +245,16 @@ rj_coro *rj_stack_acquire(size_t stack_size) {
     return c;
 }
 
+/* Pushes c on the pool under the lock already held; 0 if the pool is full. */
+static int rj_pool_push_locked(rj_coro *c, size_t limit) {
+    if (rj_pool_count >= limit) return 0;
+    c->pool_next = rj_pool_head;
+    rj_pool_head = c;
+    __atomic_store_n(&rj_pool_count, rj_pool_count + 1, __ATOMIC_RELAXED);
+    if (c->resident) rj_pool_resident++;
+    return 1;
+}
+
 void rj_stack_release(rj_coro *c) {
     __atomic_fetch_sub(&rj_live_count, 1, __ATOMIC_RELAXED);
     size_t limit = rj_stack_pool_limit();
@@ -253,29 +263,26 @@ void rj_stack_release(rj_coro *c) {
         rj_unmap_stack(c);
         return;
     }
-    int keep_resident;
+    /* The common case, one lock: there is room for one more stack that keeps its pages. */
     rj_pool_lock();
-    keep_resident = rj_pool_resident < rj_stack_pool_resident_limit();
-    if (keep_resident) rj_pool_resident++;
-    rj_pool_unlock();
-    if (!keep_resident) {
-        /* Give back every page but the top one (the header's). */
-        size_t page = rj_page_size();
-        char *top_page = (char *)((uintptr_t)c & ~(uintptr_t)(page - 1));
-        if (top_page > c->stack_lo) madvise(c->stack_lo, (size_t)(top_page - c->stack_lo), MADV_DONTNEED);
-    }
-    c->resident = (unsigned char)keep_resident;
-    rj_pool_lock();
-    if (rj_pool_count >= limit) {
-        if (keep_resident) rj_pool_resident--;
+    if (rj_pool_resident < rj_stack_pool_resident_limit()) {
+        c->resident = 1;
+        int pooled = rj_pool_push_locked(c, limit);
         rj_pool_unlock();
-        rj_unmap_stack(c);
+        if (!pooled) rj_unmap_stack(c);
         return;
     }
-    c->pool_next = rj_pool_head;
-    rj_pool_head = c;
-    __atomic_store_n(&rj_pool_count, rj_pool_count + 1, __ATOMIC_RELAXED);
     rj_pool_unlock();
+    /* Beyond the resident budget: give back every page but the top one (the header's) before
+     * the stack is pooled; once pooled, another thread may take it, so not after. */
+    size_t page = rj_page_size();
+    char *top_page = (char *)((uintptr_t)c & ~(uintptr_t)(page - 1));
+    if (top_page > c->stack_lo) madvise(c->stack_lo, (size_t)(top_page - c->stack_lo), MADV_DONTNEED);
+    c->resident = 0;
+    rj_pool_lock();
+    int pooled = rj_pool_push_locked(c, limit);
+    rj_pool_unlock();
+    if (!pooled) rj_unmap_stack(c);
 }
 
 void rj_stack_pool_drain(void) {

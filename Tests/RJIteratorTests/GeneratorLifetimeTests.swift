@@ -78,6 +78,27 @@ final class GeneratorLifetimeTests: XCTestCase {
         XCTAssertEqual(RJRuntime.pooledStackCount, 0)
     }
 
+    func testStacksBeyondTheResidentBudgetArePooledAndStillWork() throws {
+        RJRuntime.drainStackPool()
+        let savedResident = RJRuntime.stackPoolResidentLimit
+        defer { RJRuntime.stackPoolResidentLimit = savedResident }
+        RJRuntime.stackPoolResidentLimit = 1
+        var gens: [Generator<Int, Void, Void>] = []
+        for i in 0..<3 {
+            let gen = Generator<Int, Void, Void> { y in try y.yield(i) }
+            _ = try gen.next()
+            gens.append(gen)
+        }
+        gens.removeAll()  // one keeps its pages, two give them back (MADV_DONTNEED)
+        XCTAssertEqual(RJRuntime.pooledStackCount, 3)
+        for i in 0..<3 {  // the given-back stacks come back zeroed and run as well as fresh ones
+            let gen = Generator<Int, Void, Int> { y in try y.yield(i); return i * 2 }
+            XCTAssertEqual(try gen.next().yieldedValue, i)
+            XCTAssertEqual(try gen.next().returnedValue, i * 2)
+        }
+        RJRuntime.drainStackPool()
+    }
+
     func testCustomStackSizeIsHonoured() throws {
         var depthReached = 0
         func recurse(_ n: Int) -> Int {
