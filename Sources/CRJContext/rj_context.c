@@ -14,9 +14,18 @@ _Thread_local rj_coro *rj_current;
 /* Out of line on purpose: see rj_coro_current in CRJContext.h. */
 __attribute__((noinline)) rj_coro *rj_coro_current(void) { return rj_current; }
 
-__attribute__((noinline)) void *rj_current_owner(int tag) {
-    rj_coro *c = rj_current;
-    return c && c->tag == tag ? c->owner : NULL;
+/* Coroutine ids: each thread takes a block of ids from the process-wide
+ * counter and hands them out without further atomics. 64 bits do not wrap. */
+#define RJ_ID_BLOCK 1024
+static uint64_t rj_id_next_block = 1;
+static _Thread_local uint64_t rj_id_next, rj_id_end;
+
+static uint64_t rj_new_id(void) {
+    if (rj_id_next == rj_id_end) {
+        rj_id_next = __atomic_fetch_add(&rj_id_next_block, RJ_ID_BLOCK, __ATOMIC_RELAXED);
+        rj_id_end = rj_id_next + RJ_ID_BLOCK;
+    }
+    return rj_id_next++;
 }
 
 static rj_backend rj_cfg_backend = RJ_HAVE_FAST ? RJ_BACKEND_FAST : RJ_BACKEND_UCONTEXT;
@@ -115,7 +124,7 @@ rj_coro *rj_coro_create(size_t stack_size, rj_backend backend, rj_coro_entry ent
     c->entry = entry;
     c->arg = arg;
     c->owner = NULL;
-    c->tag = 0;
+    c->id = rj_new_id();
     c->finished = 0;
     c->resumer = NULL;
     c->exclusivity[0] = c->exclusivity[1] = 0;
@@ -175,10 +184,7 @@ void rj_coro_suspend(rj_coro *c) {
     RJ_HOOK_AFTER_SWITCH_IN(c);
 }
 
-void rj_coro_set_owner(rj_coro *c, void *owner, int tag) {
-    c->owner = owner;
-    c->tag = tag;
-}
+void rj_coro_set_owner(rj_coro *c, void *owner) { c->owner = owner; }
 rj_backend rj_coro_backend(const rj_coro *c) { return (rj_backend)c->backend; }
 size_t rj_coro_stack_size(const rj_coro *c) { return (size_t)(c->stack_hi - c->stack_lo); }
 

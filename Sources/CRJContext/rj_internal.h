@@ -61,7 +61,7 @@ struct rj_coro {
     void *sp;                  /* fast backend: saved stack pointer of the suspended coroutine */
     void *caller_sp;           /* fast backend: saved stack pointer of the resumer */
     void *owner;
-    int tag;
+    uint64_t id;
     unsigned char backend;
     unsigned char finished;
     unsigned char resident;    /* memory kept while pooled */
@@ -96,7 +96,7 @@ struct rj_coro {
 _Static_assert(offsetof(struct rj_coro, sp) == offsetof(rj_coro_head, sp), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, caller_sp) == offsetof(rj_coro_head, caller_sp), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, owner) == offsetof(rj_coro_head, owner), "rj_coro_head layout");
-_Static_assert(offsetof(struct rj_coro, tag) == offsetof(rj_coro_head, tag), "rj_coro_head layout");
+_Static_assert(offsetof(struct rj_coro, id) == offsetof(rj_coro_head, id), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, backend) == offsetof(rj_coro_head, backend), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, finished) == offsetof(rj_coro_head, finished), "rj_coro_head layout");
 

@@ -198,6 +198,45 @@ static void test_pool_and_counts(void) {
           "huge stack refused: %s", rj_last_error());
 }
 
+/* ---- Ids: never reused, even where the memory is ------------------------ */
+
+static void noop_entry(void *arg) { (void)arg; }
+
+#include <pthread.h>
+static void *ids_on_thread(void *arg) {
+    uint64_t *out = arg;
+    rj_coro *c = rj_coro_create(0, RJ_BACKEND_FAST, noop_entry, NULL);
+    *out = c ? rj_coro_id(c) : 0;
+    if (c) rj_coro_destroy(c);
+    return NULL;
+}
+
+static void test_ids_are_never_reused(void) {
+    uint64_t previous = 0;
+    int same_memory = 0, increasing = 1, nonzero = 1;
+    void *first = NULL;
+    for (int i = 0; i < 3000; i++) {
+        rj_coro *c = rj_coro_create(0, RJ_BACKEND_FAST, noop_entry, NULL);
+        if (!c) break;
+        if (i == 0) first = c;
+        else if ((void *)c == first) same_memory++;
+        uint64_t id = rj_coro_id(c);
+        if (id == 0) nonzero = 0;
+        if (i > 0 && id <= previous) increasing = 0;
+        previous = id;
+        rj_coro_destroy(c);
+    }
+    CHECK(same_memory > 0, "the pool hands the same header back (so addresses repeat)");
+    CHECK(nonzero && increasing, "ids on one thread are non-zero and strictly increasing across 3000 coroutines");
+    uint64_t other = 0;
+    pthread_t t;
+    pthread_create(&t, NULL, ids_on_thread, &other);
+    pthread_join(t, NULL);
+    rj_coro *c = rj_coro_create(0, RJ_BACKEND_FAST, noop_entry, NULL);
+    CHECK(other != 0 && other != rj_coro_id(c) && other != previous, "another thread's ids are its own");
+    rj_coro_destroy(c);
+}
+
 /* ---- Overflow: message and abort, in a child -------------------------- */
 
 static volatile long sink;
@@ -255,6 +294,7 @@ int main(void) {
     test_nesting(RJ_BACKEND_FAST, RJ_BACKEND_UCONTEXT);
     test_nesting(RJ_BACKEND_UCONTEXT, RJ_BACKEND_FAST);
     test_pool_and_counts();
+    test_ids_are_never_reused();
     printf("guard: %s\n", rj_guard_uses_madvise() ? "MADV_GUARD_INSTALL" : "mprotect");
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

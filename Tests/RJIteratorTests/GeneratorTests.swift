@@ -84,15 +84,6 @@ final class GeneratorTests: XCTestCase {
         XCTAssertThrowsError(try gen.next()) { XCTAssertEqual($0 as? TestError, TestError(code: 1)) }
     }
 
-    func testThrowOnUnstartedGeneratorCompletesWithoutRunningBody() throws {
-        var ran = false
-        let gen = Generator<Int, Void, Void> { _ in ran = true }
-        XCTAssertThrowsError(try gen.throw(TestError(code: 2))) { XCTAssertEqual($0 as? TestError, TestError(code: 2)) }
-        XCTAssertFalse(ran)
-        XCTAssertEqual(gen.state, .completed)
-        XCTAssertThrowsError(try gen.next())
-    }
-
     func testReturnRunsPendingDefersAndCatchClauses() throws {
         var log: [String] = []
         let gen = Generator<Int, Void, String> { y in
@@ -110,21 +101,6 @@ final class GeneratorTests: XCTestCase {
         XCTAssertEqual(try gen.return("early"), .returned("early"))
         XCTAssertEqual(log, ["catch", "defer"])
         XCTAssertEqual(try gen.next(), .returned("early"))
-    }
-
-    func testReturnOnUnstartedGenerator() throws {
-        var ran = false
-        let gen = Generator<Int, Void, Int> { _ in ran = true; return 1 }
-        XCTAssertEqual(try gen.return(5), .returned(5))
-        XCTAssertFalse(ran)
-        XCTAssertEqual(try gen.next(), .returned(5))
-    }
-
-    func testReturnAndThrowOnCompletedKeepOutcome() throws {
-        let gen = Generator<Int, Void, Int> { _ in 1 }
-        XCTAssertEqual(try gen.next(), .returned(1))
-        XCTAssertEqual(try gen.return(9), .returned(1))
-        XCTAssertEqual(try gen.throw(TestError(code: 1)), .returned(1))
     }
 
     func testReturnWhenBodyYieldsFromFinallyKeepsItSuspended() throws {

@@ -48,3 +48,13 @@ func yieldedValues<E, R>(_ gen: Generator<E, Void, R>) throws -> [E] {
     while case .yielded(let x) = try gen.next() { out.append(x) }
     return out
 }
+
+/// Runs `body` once with generators on the fast backend and once on the ucontext backend
+/// (where the build has only ucontext, twice on it). Restores the build's default.
+func onBothBackends(_ body: () throws -> Void) rethrows {
+    defer { RJRuntime.useUContextBackend(false) }
+    RJRuntime.useUContextBackend(false)
+    try body()
+    RJRuntime.useUContextBackend(true)
+    try body()
+}

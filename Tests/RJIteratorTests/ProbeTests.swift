@@ -71,7 +71,7 @@ final class ProbeTests: XCTestCase {
         let r = try probe("forin-throws")
         XCTAssertTrue(r.stdout.contains("got 1"))
         XCTAssertTrue(r.stderr.contains("RJIterator: the generator threw Boom() during for-in"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("try generator.next()"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("try generator.forEach"), r.stderr)
         XCTAssertTrue(r.signaled)
     }
 
@@ -86,6 +86,14 @@ final class ProbeTests: XCTestCase {
         let r = try probe("yielder-escape")
         XCTAssertTrue(r.stderr.contains("RJIterator: yield called outside its generator's body"), r.stderr)
         XCTAssertTrue(r.signaled)
+    }
+
+    func testEscapedYielderUsedInAGeneratorAtTheSameAddressStopsWithMessage() throws {
+        let r = try probe("yielder-reused-address")
+        XCTAssertTrue(r.stdout.contains("address reused after"), "the probe could not force the reuse: \(r.stdout)")
+        XCTAssertTrue(r.stderr.contains("RJIterator: yield called outside its generator's body"), r.stderr)
+        XCTAssertTrue(r.signaled)
+        XCTAssertFalse(r.stdout.contains("probe finished"))
     }
 
     func testNodeMisuseStopsWithAClearMessage() throws {

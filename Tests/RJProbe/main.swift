@@ -69,6 +69,29 @@ case "yielder-escape":
     let gen = Generator<Int, Void, Void> { y in kept = y }
     _ = try? gen.next()
     _ = try? kept?.yield(1)
+case "yielder-reused-address":
+    // A yielder escapes generator A, A is freed, and generators of other types are made until
+    // one lands at A's address; using the old yielder inside that one's body must still stop
+    // with the misuse message (an address check would pass and write an Int into a String).
+    nonisolated(unsafe) var kept: Yielder<Int, Void>?
+    var oldAddress: UnsafeMutableRawPointer?
+    do {
+        let a = Generator<Int, Void, Void> { y in kept = y }
+        oldAddress = Unmanaged.passUnretained(a).toOpaque()
+        _ = try? a.next()
+    }
+    for attempt in 0..<100_000 {
+        let b = Generator<String, Int, Double> { y in
+            _ = try kept?.yield(1)
+            _ = try y.yield("body of b")
+            return 0
+        }
+        if Unmanaged.passUnretained(b).toOpaque() == oldAddress {
+            say("address reused after \(attempt) attempts")
+            _ = try? b.next(0)
+            break
+        }
+    }
 case "node-take-negative":
     _ = MutableNode(1).take(-1)
 case "node-skip-negative":

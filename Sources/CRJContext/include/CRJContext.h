@@ -66,9 +66,9 @@ void rj_coro_suspend(rj_coro *_Nonnull c);
 void rj_coro_destroy(rj_coro *_Nonnull c);
 
 
-/* An opaque pointer and a tag for the layer above (the Swift object that owns
- * the coroutine, unretained, and what kind of object it is). */
-void rj_coro_set_owner(rj_coro *_Nonnull c, void *_Nullable owner, int tag);
+/* An opaque pointer for the layer above: the Swift object that owns the
+ * coroutine, unretained. */
+void rj_coro_set_owner(rj_coro *_Nonnull c, void *_Nullable owner);
 
 /* The backend c switches with. */
 rj_backend rj_coro_backend(const rj_coro *_Nonnull c);
@@ -83,7 +83,9 @@ typedef struct rj_coro_head {
     void *_Nullable sp;
     void *_Nullable caller_sp;
     void *_Nullable owner;
-    int tag;
+    /* Unique for the life of the process: no two coroutines ever get the same
+     * id, even when one reuses another's memory (see rj_coro_id). */
+    uint64_t id;
     unsigned char backend;
     unsigned char finished;
 } rj_coro_head;
@@ -101,17 +103,18 @@ static inline int rj_coro_is_finished(const rj_coro *_Nonnull c) {
     return ((const rj_coro_head *)(const void *)c)->finished;
 }
 
-/* The owner recorded by rj_coro_set_owner, and its tag. */
+/* The owner recorded by rj_coro_set_owner. */
 static inline void *_Nullable rj_coro_owner(const rj_coro *_Nonnull c) {
     return ((const rj_coro_head *)(const void *)c)->owner;
 }
-static inline int rj_coro_tag(const rj_coro *_Nonnull c) {
-    return ((const rj_coro_head *)(const void *)c)->tag;
+
+/* The coroutine's identity: given at rj_coro_create, never given again in this
+ * process (never 0). An address is not an identity: a freed coroutine's header,
+ * or its owner's object, may be reused by the next one. */
+static inline uint64_t rj_coro_id(const rj_coro *_Nonnull c) {
+    return ((const rj_coro_head *)(const void *)c)->id;
 }
 
-/* The owner of the coroutine running on this thread if its tag is `tag`, else
- * NULL. Not inline, for the reason given at rj_coro_current. */
-void *_Nullable rj_current_owner(int tag);
 
 /* ---- Configuration (process-wide, thread-safe) ------------------------ */
 

@@ -64,9 +64,9 @@ public final class RJAsyncTask: @unchecked Sendable {
 
     init(queue: DispatchQueue, body: @escaping @Sendable () -> Void) {
         self.queue = queue
-        let core = Generator<AwaitSlot, RJResult, Void>(stackSize: 0, tag: CoroutineTag.asyncTask) { _ in body() }
+        let core = Generator<AwaitSlot, RJResult, Void>(checkedStackSize: 0) { _ in body() }
         self.core = core
-        core.asyncTask = Unmanaged.passUnretained(self)
+        core.client = Unmanaged.passUnretained(self)
     }
 
     /// Resumes the body on its queue with an await's result. Made once per task. Unowned: a
@@ -191,9 +191,10 @@ public final class RJAsyncTask: @unchecked Sendable {
 
     /// The task whose body is running on this thread, if any.
     static var current: RJAsyncTask? {
-        guard let owner = rj_current_owner(CoroutineTag.asyncTask) else { return nil }
+        guard let current = rj_coro_current(), let owner = rj_coro_owner(current) else { return nil }
         return Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { host in
-            host.asyncTask.map { unsafeDowncast($0.takeUnretainedValue(), to: RJAsyncTask.self) }
+            guard host.hasClient(ofType: RJAsyncTask.self) else { return nil }
+            return host.client.map { unsafeDowncast($0.takeUnretainedValue(), to: RJAsyncTask.self) }
         }
     }
 
@@ -202,7 +203,8 @@ public final class RJAsyncTask: @unchecked Sendable {
         guard let core = lock.withLock({ _ in self.core }) else {
             return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
         }
-        switch core.suspend(yielding: slot, resumedWith: RJResult.self) {
+        // `current` found this task through the running coroutine, which is the body's.
+        switch core.suspend(rj_coro_current().unsafelyUnwrapped, yielding: slot, resumedWith: RJResult.self) {
         case .value(let result): return result
         case .error(let error): return RJResult(value: nil, error: error, done: false)
         case .close: return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)

@@ -9,9 +9,10 @@ extension Generator {
     func runBody() {
         let outcome: Outcome<Return>
         do {
-            outcome = .returned(try body(Yielder(channel: self)))
-        } catch is GeneratorExit {
-            outcome = .closed
+            outcome = .returned(try body(Yielder(channel: self, id: rj_coro_id(coro.unsafelyUnwrapped))))
+        } catch let exit as GeneratorExit {
+            // The close went through every cleanup: a `return(v)` completes with `v`.
+            outcome = exit.outcome(as: Return.self)
         } catch {
             outcome = .threw(error)
         }
@@ -36,19 +37,21 @@ extension Generator {
     func perform(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
         while true {
             let (took, seen) = stateWord.compareExchange(
-                expected: StateWord.suspended, desired: StateWord.running, ordering: .acquiringAndReleasing)
+                expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
             if took { return try resumeSuspended(operation) }
             switch seen {
-            case StateWord.running:
+            case .running:
                 throw GeneratorError.alreadyRunning
-            case StateWord.completed:
-                return try reportAgain()
-            default:
+            case .completed:
+                return try settleCompleted(operation)
+            case .created:
                 let (started, _) = stateWord.compareExchange(
-                    expected: StateWord.created, desired: StateWord.running, ordering: .acquiringAndReleasing)
+                    expected: .created, desired: .running, ordering: .acquiringAndReleasing)
                 if started { return try startFresh(operation) }
-                // Another thread moved it meanwhile; look again.
+            case .suspended:
+                break
             }
+            // Another thread moved it meanwhile; look again.
         }
     }
 
@@ -67,42 +70,44 @@ extension Generator {
         guard let coro = rj_coro_create(stackSize, backend, coroutineEntry, Unmanaged.passUnretained(self).toOpaque())
         else {
             let message = String(cString: rj_last_error())
-            stateWord.store(StateWord.created, ordering: .releasing)
+            stateWord.store(.created, ordering: .releasing)
             throw GeneratorError.stackAllocationFailed(message)
         }
-        rj_coro_set_owner(coro, Unmanaged.passUnretained(self).toOpaque(), tag)
+        rj_coro_set_owner(coro, Unmanaged.passUnretained(self).toOpaque())
         self.coro = coro
-        return try run(coro, pendingReturn: nil)
+        return try run(coro)
     }
 
     @inlinable
     func resumeSuspended(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
         let signal: ResumeSignal<Input>
-        var pendingReturn: Return?
         switch operation {
         case .next(let input): signal = .value(input)
         case .throwing(let error): signal = .error(error)
         case .returning(let value):
-            pendingReturn = value
+            // The body's `yield` throws the exit signal carrying `value` (see `takeExit`).
+            pendingReturn = PendingReturn(value, type: Return.self)
             signal = .close
-        case .close: signal = .close
+        case .close:
+            pendingReturn = nil
+            signal = .close
         case .start:
             // A delegation to a generator that someone already started: only a Void input
             // can be made up.
             guard let input = () as? Input else {
-                stateWord.store(StateWord.suspended, ordering: .releasing)
+                stateWord.store(.suspended, ordering: .releasing)
                 throw GeneratorError.delegateAlreadyStarted
             }
             signal = .value(input)
         }
         // The body's slot holds nil (see `suspend`).
         inbox.unsafelyUnwrapped.assumingMemoryBound(to: ResumeSignal<Input>?.self).initialize(to: signal)
-        return try run(coro.unsafelyUnwrapped, pendingReturn: pendingReturn)
+        return try run(coro.unsafelyUnwrapped)
     }
 
     /// Switches into the body and turns what it left into a step. Called holding `running`.
     @inlinable @inline(__always)
-    func run(_ coro: OpaquePointer, pendingReturn: Return?) throws -> GeneratorStep<Element, Return> {
+    func run(_ coro: OpaquePointer) throws -> GeneratorStep<Element, Return> {
         var value: Element? = nil
         var result: Outcome<Return>? = nil
         let finished = withUnsafeMutablePointer(to: &value) { valueSlot in
@@ -113,22 +118,18 @@ extension Generator {
             }
         }
         if finished == 0 {
-            stateWord.store(StateWord.suspended, ordering: .releasing)
+            stateWord.store(.suspended, ordering: .releasing)
             return .yielded(value.take().unsafelyUnwrapped)
         }
         rj_coro_destroy(coro)
         self.coro = nil
-        var outcome = result.take().unsafelyUnwrapped
-        if case .closed = outcome, let pendingReturn {
-            outcome = .returned(pendingReturn)
-        }
-        return try complete(outcome)
+        return try complete(result.take().unsafelyUnwrapped)
     }
 
     @inlinable
     func complete(_ outcome: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
         erasedOutcome = ErasedOutcome(outcome)
-        stateWord.store(StateWord.completed, ordering: .releasing)
+        stateWord.store(.completed, ordering: .releasing)
         switch outcome {
         case .returned(let value): return .returned(value)
         case .threw(let error): throw error
@@ -136,13 +137,43 @@ extension Generator {
         }
     }
 
-    /// A completed generator reports the outcome it kept.
+    /// An operation on a completed generator. `next` (and a delegation's start or close)
+    /// reports the outcome it kept; `return(v)` gives `.returned(v)` and `throw(e)` throws `e`,
+    /// as in ES6, without changing the kept outcome.
     @inlinable
-    func reportAgain() throws -> GeneratorStep<Element, Return> {
+    func settleCompleted(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
+        switch operation {
+        case .returning(let value): return .returned(value)
+        case .throwing(let error): throw error
+        case .next, .start, .close: break
+        }
         switch erasedOutcome.unsafelyUnwrapped {
         case .returned(let value): return .returned(value as! Return)
         case .threw(let error): throw error
         case .closed: throw GeneratorError.closed
         }
+    }
+
+    /// One step of a delegation (`yieldAll`): `nil` when the operation completed this
+    /// generator by closing it, which the delegating body turns into its own exit.
+    @inlinable
+    func delegatedStep(_ operation: Operation) throws -> GeneratorStep<Element, Return>? {
+        do {
+            return try perform(operation)
+        } catch GeneratorError.closed {
+            if case .closed? = erasedOutcome { return nil }
+            throw GeneratorError.closed
+        }
+    }
+
+    /// Closes this generator for a delegating generator that is itself being closed with
+    /// `exit`: a `return(v)` is forwarded as `return(v)` when the types agree (ES6 `yield*`),
+    /// anything else as a close.
+    @inlinable
+    func closeForDelegation(_ exit: GeneratorExit) throws -> GeneratorStep<Element, Return>? {
+        if let pending = exit.pendingReturn, pending.type == Return.self {
+            return try delegatedStep(.returning(pending.value as! Return))
+        }
+        return try delegatedStep(.close)
     }
 }

@@ -10,7 +10,8 @@ import Synchronization
 /// - When the body returns `r`, that call gives `.returned(r)`, and so does every later one.
 ///   When the body throws, that call throws the error, and every later one throws it again.
 /// - ``throw(_:)`` makes the suspended `yield` throw; ``return(_:)`` makes it throw a private
-///   exit signal, so `defer` blocks and `catch` clauses run before the generator completes.
+///   exit signal, so `defer` blocks and `catch` clauses run before the generator completes
+///   (a cleanup may yield; the return still completes with its value afterwards).
 /// - Releasing a suspended generator closes it the same way: its `defer`s run and everything
 ///   its stack holds is released.
 ///
@@ -37,16 +38,14 @@ import Synchronization
 public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     @usableFromInline let body: (Yielder<Element, Input>) throws -> Return
     @usableFromInline let stackSize: Int
-    @usableFromInline let tag: Int32
     /// The backend is fixed when the generator is made, not when it first runs.
     @usableFromInline let backend: rj_backend
 
-    /// The generator of `rj_async` and of the seed API, with their coroutine tag.
+    /// Makes a generator with a checked `stackSize` (0: the default).
     @inlinable
-    init(stackSize: Int, tag: Int32, body: @escaping (Yielder<Element, Input>) throws -> Return) {
+    init(checkedStackSize stackSize: Int, body: @escaping (Yielder<Element, Input>) throws -> Return) {
         self.body = body
         self.stackSize = stackSize
-        self.tag = tag
         self.backend = rj_default_backend()
         // No strong reference to the generator may live on its own stack, or a suspended
         // generator could never be released: go through Unmanaged, never through a cast that
@@ -74,7 +73,7 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
                         + "pass at least \(RJRuntime.minimumStackSize / 1024) KiB")
             }
         }
-        self.init(stackSize: stackSize ?? 0, tag: CoroutineTag.generator, body: body)
+        self.init(checkedStackSize: stackSize ?? 0, body: body)
     }
 
     deinit {
@@ -100,12 +99,15 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
 
     /// Finishes the generator early with `value`: the suspended `yield` throws a private exit
     /// signal, so pending `defer` blocks and `catch` clauses run, then the generator completes
-    /// with `.returned(value)`.
+    /// with `.returned(value)` (ES6's `return`).
     ///
-    /// If the body catches the signal and returns a value of its own, that value is the result;
-    /// if it yields again, that is the result and the generator stays suspended (as in ES6).
-    /// A generator that never started completes at once. A completed one keeps its outcome:
-    /// the call reports it as `next` would.
+    /// A cleanup may yield: each value it yields is the result of this call (or of the `next`
+    /// that resumed the cleanup), and once the signal has gone through every cleanup the step
+    /// is `.returned(value)`. A cleanup that returns a value of its own overrides `value`; one
+    /// that throws makes that step throw. A body that catches the signal and yields again stays
+    /// suspended. While the body delegates with `yieldAll`, the inner generator is returned (or
+    /// closed) first. On a generator that never started, or has completed, the result is
+    /// `.returned(value)` and nothing runs; a completed generator keeps its outcome for `next`.
     ///
     /// ```swift
     /// let g = Generator<Int, Void, String> { y in defer { print("cleanup") }; try y.yield(1); return "end" }
@@ -119,8 +121,9 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
 
     /// Throws `error` into the body at its suspended `yield`. The body may catch it and yield
     /// again (that value is the result) or end. On a generator that never started, the
-    /// generator completes and `error` is thrown out (and again by every later call). A
-    /// completed generator keeps its outcome: the call reports it as `next` would.
+    /// generator completes without running the body and `error` is thrown out (and again by
+    /// every later call). On a completed generator `error` is thrown out and the generator
+    /// keeps its outcome for `next` (as in ES6 and Python).
     ///
     /// ```swift
     /// struct Stop: Error {}
@@ -135,9 +138,6 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     public func `throw`(_ error: any Error) throws -> GeneratorStep<Element, Return> {
         try perform(.throwing(error))
     }
-
-    /// Where the generator is in its life; see ``GeneratorState``. Safe to read from any thread.
-    
 
     /// The context-switch backend in use, for example `"fast (x86_64 sysv)"`; the same as
     /// ``RJRuntime/contextBackend``.

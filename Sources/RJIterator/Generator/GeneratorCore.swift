@@ -10,8 +10,12 @@ import Synchronization
 //   (the `Yielder`, the entry point), so a suspended body never keeps its own generator
 //   alive: releasing the last reference runs `Generator.deinit`, which closes the body and
 //   gives its stack back.
-// - The C coroutine records the generator as its owner (unretained), so `rj_yield`,
-//   `rj_await` and the misuse checks can find which generator is running on this thread.
+// - The C coroutine records the generator as its owner (unretained), so `rj_yield` and
+//   `rj_await` can find which generator is running on this thread; a layer built on a
+//   generator (the seed API, `rj_async`) records itself in the generator's `client` slot.
+// - Identity is the coroutine's id (`rj_coro_id`), never an address: a `Yielder` keeps the id
+//   of its body's coroutine and checks it on every yield, so a yielder that escaped its body
+//   is caught even when a new generator was allocated at its old generator's address.
 //
 // How values cross a switch
 // - Nothing typed is stored in the objects. A yielded value is written by the body into a
@@ -31,11 +35,55 @@ import Synchronization
 //   thread it is on. All other fields are touched only by the thread that holds `running`,
 //   hence `@exclusivity(unchecked)`: the dynamic check would cost more than the switch.
 
-/// Thrown from `yield` into a body that is being closed (`return(_:)`, release). Private so
-/// that only a catch-all `catch` can swallow it.
+/// Thrown from `yield` into a body that is being closed (`return(_:)`, release, a delegating
+/// generator's close). Private so that only a catch-all `catch` can swallow it.
+///
+/// It carries the value `return(_:)` asked for, as ES6's return completion does: a cleanup
+/// that yields, is resumed and then lets the signal go on still completes with that value,
+/// and a second `return(w)` during the cleanup throws a new signal carrying `w`.
 @usableFromInline
 struct GeneratorExit: Error {
-    @usableFromInline init() {}
+    /// What `return(_:)` asked for; `nil` for a plain close (release, delegation).
+    @usableFromInline let pendingReturn: PendingReturn?
+
+    @usableFromInline init(pendingReturn: PendingReturn?) {
+        self.pendingReturn = pendingReturn
+    }
+
+    /// How a body that ended with this signal completes, for a generator returning `Return`.
+    @inlinable
+    func outcome<Return>(as _: Return.Type) -> Outcome<Return> {
+        if let pendingReturn, pendingReturn.type == Return.self {
+            return .returned(pendingReturn.value as! Return)
+        }
+        return .closed
+    }
+
+    /// The signal a delegating generator goes on with once its inner generator, driven with
+    /// this signal, returned `value` (ES6 `yield*`: the outer returns with the inner's value
+    /// when the inner was given the return; a close stays a close).
+    @inlinable
+    func continued<R>(afterInnerReturned value: R) -> GeneratorExit {
+        guard let pendingReturn, pendingReturn.type == R.self else { return self }
+        return GeneratorExit(pendingReturn: PendingReturn(value, type: R.self))
+    }
+}
+
+/// A value `return(_:)` asked for, without its static type, and that type; boxed so that the
+/// generator pays one pointer for it and allocates only when `return` is called.
+///
+/// `@unchecked Sendable` because `Error` requires it of `GeneratorExit`: the signal never
+/// leaves its generator (the body's end catches it), whose state word already orders every
+/// access, so the value is never touched by two threads at once.
+@usableFromInline
+final class PendingReturn: @unchecked Sendable {
+    @usableFromInline let value: Any
+    @usableFromInline let type: Any.Type
+
+    @usableFromInline init(_ value: Any, type: Any.Type) {
+        self.value = value
+        self.type = type
+    }
 }
 
 /// How a suspended body is resumed; read by `yield` right after the switch back in.
@@ -43,6 +91,7 @@ struct GeneratorExit: Error {
 enum ResumeSignal<Input> {
     case value(Input)
     case error(any Error)
+    /// Throw the exit signal (`_RJCoroutineHost.takeExit()` makes it).
     case close
 }
 
@@ -62,20 +111,14 @@ enum ErasedOutcome {
     case closed
 }
 
-/// Which layer owns a coroutine, as recorded in the C core (`rj_coro_tag`).
+/// What releasing a suspended generator does with its body.
 @usableFromInline
-enum CoroutineTag {
-    @usableFromInline static var generator: Int32 { 1 }
-    @usableFromInline static var seedIterator: Int32 { 2 }
-    @usableFromInline static var asyncTask: Int32 { 3 }
-}
-
-@usableFromInline
-enum StateWord {
-    @usableFromInline static var created: UInt8 { 0 }
-    @usableFromInline static var suspended: UInt8 { 1 }
-    @usableFromInline static var running: UInt8 { 2 }
-    @usableFromInline static var completed: UInt8 { 3 }
+enum ReleasePolicy {
+    /// Resume it with the exit signal so its cleanups run and its stack unwinds.
+    case close
+    /// Drop the stack without unwinding: for bodies that cannot receive the exit signal
+    /// (their suspension point does not throw).
+    case abandon
 }
 
 /// The non-generic part of every `Generator`: its coroutine, state word and hand-off
@@ -91,7 +134,7 @@ public class _RJCoroutineHost {
     /// unoptimised build may keep a copy of one for the whole call, which lasts as long as the
     /// body, and the generator could then never be released.)
     @usableFromInline final let main: (UnsafeMutableRawPointer) -> Void
-    @usableFromInline final let stateWord = Atomic<UInt8>(0)
+    @usableFromInline final let stateWord = Atomic<GeneratorState>(.created)
     /// The resumer's `Element?` local the body writes a yielded value into.
     @usableFromInline @exclusivity(unchecked) final var outbox: UnsafeMutableRawPointer?
     /// The body's `ResumeSignal<Input>?` local the resumer writes the next signal into.
@@ -102,12 +145,13 @@ public class _RJCoroutineHost {
     /// a typed signal, so closing needs no type information.
     @usableFromInline @exclusivity(unchecked) final var closingOnRelease = false
     @usableFromInline @exclusivity(unchecked) final var erasedOutcome: ErasedOutcome?
-    /// The seed API's handle sets this: on release, a suspended stack is dropped without
-    /// unwinding (its `rj_yield` cannot throw the exit signal).
-    @usableFromInline final var abandonOnRelease = false
-    /// For an `rj_async` body: its task (unretained; the task owns this generator), which
-    /// `rj_await` finds through the running coroutine.
-    final var asyncTask: Unmanaged<AnyObject>?
+    /// The value of a `return(_:)` on its way to the body's `yield` (see `takeExit`).
+    @usableFromInline @exclusivity(unchecked) final var pendingReturn: PendingReturn?
+    /// The object built on this generator by a layer above (unretained: that object owns the
+    /// generator), so that code running in the body can find it through the running
+    /// coroutine. The generator itself never looks at it.
+    @usableFromInline final var client: Unmanaged<AnyObject>?
+    @usableFromInline final var releasePolicy = ReleasePolicy.close
 
     @usableFromInline init(main: @escaping (UnsafeMutableRawPointer) -> Void) {
         self.main = main
@@ -121,25 +165,20 @@ public class _RJCoroutineHost {
     /// ```
     @inlinable
     public final var state: GeneratorState {
-        switch stateWord.load(ordering: .acquiring) {
-        case StateWord.created: return .created
-        case StateWord.suspended: return .suspended
-        case StateWord.running: return .running
-        default: return .completed
-        }
+        stateWord.load(ordering: .acquiring)
     }
 
     /// Called by the handles' deinit. Nobody else holds the generator, so it cannot be running.
     @usableFromInline
     final func closeOnRelease() {
-        guard stateWord.load(ordering: .acquiring) == StateWord.suspended, let coro else { return }
-        stateWord.store(StateWord.running, ordering: .relaxed)
+        guard stateWord.load(ordering: .acquiring) == .suspended, let coro else { return }
+        stateWord.store(.running, ordering: .relaxed)
         defer {
             rj_coro_destroy(coro)
             self.coro = nil
-            stateWord.store(StateWord.completed, ordering: .releasing)
+            stateWord.store(.completed, ordering: .releasing)
         }
-        if abandonOnRelease { return }
+        if releasePolicy == .abandon { return }
         closingOnRelease = true
         outbox = nil
         resultBox = nil
@@ -163,17 +202,12 @@ let coroutineEntry: rj_coro_entry = { arg in
 
 extension _RJCoroutineHost {
     /// Suspends the running body with `value`; returns how the body was resumed. Called on the
-    /// body's own stack, by `Yielder`, `rj_yield` and `rj_await`.
+    /// body's own stack, by `Yielder`, `rj_yield` and `rj_await`, with `current`, the running
+    /// coroutine, which the caller has checked is this generator's.
     @inlinable @inline(__always)
-    final func suspend<Element, Input>(yielding value: Element, resumedWith _: Input.Type) -> ResumeSignal<Input> {
-        // Compare pointers before touching `self`: an escaped Yielder may outlive its generator.
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let current = rj_coro_current(), rj_coro_owner(current) == me else {
-            fatalError(
-                "RJIterator: yield called outside its generator's body. A Yielder is valid only "
-                    + "inside the body it was passed to, while that body runs; do not store it or "
-                    + "use it from another generator or thread")
-        }
+    final func suspend<Element, Input>(
+        _ current: OpaquePointer, yielding value: Element, resumedWith _: Input.Type
+    ) -> ResumeSignal<Input> {
         // No outbox while closing on release: a body that yields then is abandoned anyway.
         // The slot holds nil: initialise over it rather than assign, which would destroy nil first.
         outbox?.assumingMemoryBound(to: Element?.self).initialize(to: value)
@@ -187,6 +221,22 @@ extension _RJCoroutineHost {
         }
         if closingOnRelease { return .close }
         return incoming.take().unsafelyUnwrapped
+    }
+
+    /// The exit signal for a body being closed, carrying the value of the `return(_:)` that
+    /// closes it, if any. Taken once: a later close (release) carries nothing stale.
+    @usableFromInline
+    final func takeExit() -> GeneratorExit {
+        let exit = GeneratorExit(pendingReturn: pendingReturn)
+        pendingReturn = nil
+        return exit
+    }
+
+    /// Whether the layer above built `T` on this generator (see `client`).
+    @inlinable
+    final func hasClient<T: AnyObject>(ofType _: T.Type) -> Bool {
+        guard let client else { return false }
+        return client._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) == ObjectIdentifier(T.self) }
     }
 }
 

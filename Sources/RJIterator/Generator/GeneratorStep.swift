@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What one call to ``Generator/next(_:)``, ``Generator/return(_:)`` or ``Generator/throw(_:)``
 /// produced: a yielded value (the body is suspended) or the body's return value (it is done).
 ///
@@ -37,7 +39,7 @@ extension GeneratorStep: Sendable where Element: Sendable, Return: Sendable {}
 /// _ = try gen.next()   // .suspended
 /// _ = try gen.next()   // .completed
 /// ```
-public enum GeneratorState: Sendable, Equatable {
+public enum GeneratorState: UInt8, Sendable, Equatable, AtomicRepresentable {
     /// Made, never resumed: nothing of the body has run and no stack is held.
     case created
     /// Stopped at a `yield`, waiting for the next resume.

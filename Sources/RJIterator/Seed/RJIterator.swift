@@ -40,8 +40,10 @@ public final class RJIterator {
     /// let it = RJIterator { rj_yield(1); return 2 }
     /// ```
     public init(_ body: @escaping () -> Any?) {
-        core = Generator(stackSize: 0, tag: CoroutineTag.seedIterator) { _ in body() }
-        core.abandonOnRelease = true
+        core = Generator(checkedStackSize: 0) { _ in body() }
+        // rj_yield cannot throw the exit signal: a released body is dropped, not unwound.
+        core.releasePolicy = .abandon
+        core.client = Unmanaged.passUnretained(self)
     }
 
     /// Makes an iterator that runs `withFunc(arg)`, like the original `initWithFunc:arg:`.
@@ -101,17 +103,20 @@ public final class RJIterator {
 /// ```
 @discardableResult
 public func rj_yield(_ value: Any?) -> Any? {
-    guard let owner = rj_current_owner(CoroutineTag.seedIterator) else { return nil }
+    guard let current = rj_coro_current(), let owner = rj_coro_owner(current) else { return nil }
     // Guaranteed, not retained: a strong reference on the suspended stack would outlive an
     // abandoned body and leak the iterator's core.
     return Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef {
         channel in
+        // Only an RJIterator's generator takes the seed's untyped values.
+        guard channel.hasClient(ofType: RJIterator.self) else { return nil }
         // RJIterator is final: comparing the dynamic type is exact, and much cheaper than a cast
         // on every yield.
         if let object = value, ObjectIdentifier(type(of: object)) == ObjectIdentifier(RJIterator.self) {
-            return delegate(to: object as! RJIterator, through: channel)
+            return delegate(to: object as! RJIterator, through: channel, current)
         }
-        return resumeValue(channel.suspend(yielding: value, resumedWith: RJIterator.NextInput.self), yielded: value)
+        return resumeValue(
+            channel.suspend(current, yielding: value, resumedWith: RJIterator.NextInput.self), yielded: value)
     }
 }
 
@@ -124,11 +129,11 @@ private func resumeValue(_ signal: ResumeSignal<RJIterator.NextInput>, yielded: 
     }
 }
 
-private func delegate(to inner: RJIterator, through channel: _RJCoroutineHost) -> Any? {
+private func delegate(to inner: RJIterator, through channel: _RJCoroutineHost, _ current: OpaquePointer) -> Any? {
     var result = inner.next()
     while true {
         let value = result.value
-        let signal = channel.suspend(yielding: value, resumedWith: RJIterator.NextInput.self)
+        let signal = channel.suspend(current, yielding: value, resumedWith: RJIterator.NextInput.self)
         if result.done || result.error != nil {
             return resumeValue(signal, yielded: value)
         }
