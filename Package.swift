@@ -12,20 +12,24 @@ let package = Package(
     targets: [
         // Stacks and context switches: the only code that knows about registers.
         .target(name: "CRJContext", path: "Sources/CRJContext"),
+        // The package's one lock type, which sanitizers understand; under every Swift module.
+        .target(name: "RJLocks", path: "Sources/RJLocks"),
         // Reactive nodes (EasyReact's model): stand-alone but for one runtime call in C.
         .target(name: "CRJShims", path: "Sources/CRJShims"),
-        .target(name: "RJNodes", dependencies: ["CRJShims"], path: "Sources/RJNodes"),
+        .target(name: "RJNodes", dependencies: ["CRJShims", "RJLocks"], path: "Sources/RJNodes"),
         // Promises: stand-alone (Dispatch only).
-        .target(name: "RJPromises", path: "Sources/RJPromises"),
+        .target(name: "RJPromises", dependencies: ["RJLocks"], path: "Sources/RJPromises"),
         // Generators (typed and seed-compatible) on top of the C core, and rj_async/rj_await
         // on top of generators; only the Async folder uses RJPromises (rj_await accepts them).
-        .target(name: "RJIterator", dependencies: ["CRJContext", "RJPromises"], path: "Sources/RJIterator"),
+        .target(name: "RJIterator", dependencies: ["CRJContext", "RJPromises", "RJLocks"], path: "Sources/RJIterator"),
         .executableTarget(name: "bench", dependencies: ["RJIterator", "CRJContext", "RJPromises", "RJNodes"], path: "Benchmarks/bench"),
         // The seed's login example, with callbacks and with rj_async/rj_await: `swift run demo login`.
         .executableTarget(name: "demo", dependencies: ["RJIterator"], path: "Examples/demo"),
         // A tiny program the tests run in a child process, for behaviour that ends a process
         // (stack overflow, a body error in for-in) or writes to stderr.
-        .executableTarget(name: "rj-probe", dependencies: ["RJIterator", "RJNodes"], path: "Tests/RJProbe"),
+        .executableTarget(name: "rj-probe", dependencies: ["RJIterator", "RJNodes", "CRJContext", "RJProbeSupport"],
+                          path: "Tests/RJProbe"),
+        .target(name: "RJProbeSupport", path: "Tests/RJProbeSupport"),
         .testTarget(name: "RJNodesTests", dependencies: ["RJNodes"], path: "Tests/RJNodesTests"),
         .testTarget(name: "RJPromisesTests", dependencies: ["RJPromises"], path: "Tests/RJPromisesTests"),
         .testTarget(name: "RJIteratorTests", dependencies: ["RJIterator", "RJPromises", "CRJContext", "rj-probe"],

@@ -33,26 +33,55 @@
 
 #include <ucontext.h>
 
-/* ---- Sanitizer and valgrind hooks --------------------------------------
- * Compiled in only when switched on, free when off (minicoro's way):
- *   RJ_USE_VALGRIND  registers each stack with valgrind (VALGRIND_STACK_REGISTER)
- *   RJ_USE_ASAN      tells AddressSanitizer about every switch (start/finish_switch_fiber)
- *   RJ_USE_TSAN      gives ThreadSanitizer a fiber per coroutine
- * The hook points (RJ_HOOK_*) are where rj_context.c calls them; a later
- * change wires the ASan and TSan bodies, valgrind's is complete. */
-#if defined(RJ_USE_VALGRIND) && RJ_USE_VALGRIND
-#  include <valgrind/valgrind.h>
-#  define RJ_HOOK_STACK_REGISTER(c) \
-       ((c)->valgrind_id = VALGRIND_STACK_REGISTER((c)->stack_lo, (c)->stack_hi))
-#  define RJ_HOOK_STACK_DEREGISTER(c) VALGRIND_STACK_DEREGISTER((c)->valgrind_id)
-#else
-#  define RJ_HOOK_STACK_REGISTER(c) ((void)0)
-#  define RJ_HOOK_STACK_DEREGISTER(c) ((void)0)
+/* ---- Sanitizers and valgrind -------------------------------------------
+ * Code that switches stacks must tell the tools that watch stacks, or they
+ * see one thread jump between unrelated stacks (minicoro's way: compile-time
+ * switches, no cost when off):
+ *   RJ_ASAN      AddressSanitizer: __sanitizer_start/finish_switch_fiber around
+ *                every switch (fake stacks for detect_stack_use_after_return
+ *                follow the coroutine), shadow of a reused stack cleared.
+ *                On when this file is compiled with -fsanitize=address.
+ *   RJ_TSAN      ThreadSanitizer: one fiber per coroutine (__tsan_create_fiber),
+ *                switched to before every switch, destroyed with the coroutine.
+ *                On when compiled with -fsanitize=thread.
+ *   RJ_VALGRIND  registers each stack (VALGRIND_STACK_REGISTER), so valgrind
+ *                does not take a switch for a stack overflow. On when
+ *                <valgrind/valgrind.h> is there at build time; the requests
+ *                cost a few instructions when not under valgrind. Build with
+ *                -DRJ_USE_VALGRIND=0 to leave it out.
+ * The hooks are the inline functions in rj_context.c. */
+#if defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+#    define RJ_ASAN 1
+#  endif
+#  if __has_feature(thread_sanitizer)
+#    define RJ_TSAN 1
+#  endif
 #endif
-#define RJ_HOOK_BEFORE_SWITCH_IN(c) ((void)0)
-#define RJ_HOOK_AFTER_SWITCH_IN(c) ((void)0)
-#define RJ_HOOK_BEFORE_SWITCH_OUT(c) ((void)0)
-#define RJ_HOOK_AFTER_SWITCH_OUT(c) ((void)0)
+#if defined(__SANITIZE_ADDRESS__) && !defined(RJ_ASAN)
+#  define RJ_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__) && !defined(RJ_TSAN)
+#  define RJ_TSAN 1
+#endif
+#ifndef RJ_ASAN
+#  define RJ_ASAN 0
+#endif
+#ifndef RJ_TSAN
+#  define RJ_TSAN 0
+#endif
+
+#if !defined(RJ_USE_VALGRIND) && defined(__has_include)
+#  if __has_include(<valgrind/valgrind.h>)
+#    define RJ_USE_VALGRIND 1
+#  endif
+#endif
+#if defined(RJ_USE_VALGRIND) && RJ_USE_VALGRIND
+#  define RJ_VALGRIND 1
+#  include <valgrind/valgrind.h>
+#else
+#  define RJ_VALGRIND 0
+#endif
 
 #define RJ_HIDDEN __attribute__((visibility("hidden")))
 
@@ -84,8 +113,18 @@ struct rj_coro {
     char *stack_hi;            /* one past the highest usable byte (this header) */
     size_t requested_size;     /* the stack size asked for, as messages report it */
     rj_coro *pool_next;
-#if defined(RJ_USE_VALGRIND) && RJ_USE_VALGRIND
+#if RJ_VALGRIND
     unsigned valgrind_id;
+#endif
+#if RJ_ASAN
+    void *asan_fake;           /* this coroutine's fake stack while it is switched out */
+    void *asan_resumer_fake;   /* the resumer's fake stack while this coroutine runs */
+    const void *asan_resumer_bottom; /* the resumer's stack, learnt at each switch in */
+    size_t asan_resumer_size;
+#endif
+#if RJ_TSAN
+    void *tsan_fiber;          /* this coroutine's fiber */
+    void *tsan_resumer;        /* the fiber that resumed it */
 #endif
     /* ucontext backend. Kept last: only this backend touches them. */
     ucontext_t uc;
@@ -104,10 +143,18 @@ _Static_assert(offsetof(struct rj_coro, finished) == offsetof(rj_coro_head, fini
 RJ_HIDDEN rj_coro *rj_stack_acquire(size_t stack_size);
 RJ_HIDDEN void rj_stack_release(rj_coro *c);
 RJ_HIDDEN size_t rj_page_size(void);
-RJ_HIDDEN void rj_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* rj_overflow.c */
+/* rj_error.c */
+RJ_HIDDEN void rj_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Writes the message and a newline to stderr and aborts: misuse the layer
+ * above should have made impossible. */
+RJ_HIDDEN __attribute__((noreturn)) void rj_fatal(const char *msg);
+
+/* rj_overflow.c and rj_swift_state.c: per-thread set-up, both called once per
+ * thread by rj_prepare_thread (rj_context.c) before its first resume. */
 RJ_HIDDEN void rj_overflow_prepare_thread(void);
+RJ_HIDDEN void rj_swift_state_prepare_thread(void);
+RJ_HIDDEN void rj_prepare_thread(void);
 
 extern _Thread_local int rj_thread_prepared;
 extern _Thread_local rj_coro *rj_current;

@@ -10,7 +10,12 @@
  *   RJIterator: generator stack overflow (stack size N KiB); create the
  *   generator with a larger stackSize
  * and aborts. Every other fault goes to the handler that was there before
- * (Swift's backtracer, or the default action), untouched.
+ * (Swift's backtracer, or the default action), untouched. A SIGSEGV or SIGBUS
+ * that was sent (kill, tgkill, sigqueue: si_code <= 0) rather than caused by
+ * a fault is passed on too, and where the previous disposition was the
+ * default it is raised again with that disposition, so the process dies of it
+ * as it would without this package (returning would just drop it: only a
+ * faulting instruction runs again).
  */
 #include "rj_internal.h"
 
@@ -19,9 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
-
-_Thread_local int rj_thread_prepared;
 
 static struct sigaction rj_previous_segv;
 static struct sigaction rj_previous_bus;
@@ -30,27 +34,59 @@ static pthread_key_t rj_altstack_key;
 
 #define RJ_ALTSTACK_SIZE (64 * 1024)
 
-static size_t rj_format_unsigned(char *out, size_t value) {
-    char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + value % 10);
-        value /= 10;
-    } while (value && n < sizeof tmp);
-    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
-    return n;
-}
+/* The handler may run while a sanitizer's runtime holds its own locks (the
+ * fault can happen inside its instrumentation), and write(), sigaction() and
+ * abort() are intercepted by those runtimes: so the handler is not
+ * instrumented and talks to the kernel with raw system calls only. */
+#if defined(__has_attribute)
+#  if __has_attribute(disable_sanitizer_instrumentation)
+#    define RJ_SIGNAL_SAFE __attribute__((disable_sanitizer_instrumentation))
+#  endif
+#endif
+#ifndef RJ_SIGNAL_SAFE
+#  define RJ_SIGNAL_SAFE __attribute__((no_sanitize("address", "thread")))
+#endif
 
-static void rj_write_all(const char *s, size_t n) {
+RJ_SIGNAL_SAFE static void rj_raw_write(const char *s, size_t n) {
     while (n > 0) {
-        ssize_t w = write(STDERR_FILENO, s, n);
+        long w = syscall(SYS_write, STDERR_FILENO, s, n);
         if (w <= 0) return;
         s += w;
         n -= (size_t)w;
     }
 }
 
-static void rj_chain(int sig, siginfo_t *info, void *uctx) {
+RJ_SIGNAL_SAFE static void rj_raw_write_unsigned(size_t value) {
+    char digits[24];
+    size_t n = sizeof digits;
+    do {
+        digits[--n] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value && n > 0);
+    rj_raw_write(digits + n, sizeof digits - n);
+}
+
+/* The kernel's struct sigaction (x86_64 and arm64 share this layout). */
+struct rj_kernel_sigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)(void);
+    uint64_t mask;
+};
+
+/* Ends the process by `sig` with its default action, as if no handler had ever
+ * been installed: default disposition, unblocked, sent to this thread. */
+RJ_SIGNAL_SAFE __attribute__((noreturn)) static void rj_die_by(int sig) {
+    struct rj_kernel_sigaction dfl = {SIG_DFL, 0, NULL, 0};
+    syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
+    uint64_t unblock = (uint64_t)1 << (sig - 1);
+    syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &unblock, NULL, sizeof unblock);
+    syscall(SYS_tgkill, syscall(SYS_getpid), syscall(SYS_gettid), sig);
+    syscall(SYS_exit_group, 128 + sig); /* not reached: the signal ends the process */
+    __builtin_unreachable();
+}
+
+RJ_SIGNAL_SAFE static void rj_chain(int sig, siginfo_t *info, void *uctx) {
     struct sigaction *prev = sig == SIGBUS ? &rj_previous_bus : &rj_previous_segv;
     if (prev->sa_flags & SA_SIGINFO) {
         if (prev->sa_sigaction) {
@@ -61,29 +97,29 @@ static void rj_chain(int sig, siginfo_t *info, void *uctx) {
         prev->sa_handler(sig);
         return;
     }
-    /* Default action: restore it and return; the faulting instruction runs
-     * again and the kernel ends the process as it would have without us. */
-    signal(sig, SIG_DFL);
+    int sent = !info || info->si_code <= 0;
+    if (prev->sa_handler == SIG_IGN && sent) return; /* ignored, as it was before us */
+    if (sent) rj_die_by(sig); /* raised or sent: nothing would deliver it again */
+    /* A fault with the default action: restore it and return; the faulting
+     * instruction runs again and the kernel ends the process as it would
+     * have without us. */
+    struct rj_kernel_sigaction dfl = {SIG_DFL, 0, NULL, 0};
+    syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
 }
 
-static void rj_fault_handler(int sig, siginfo_t *info, void *uctx) {
+RJ_SIGNAL_SAFE static void rj_fault_handler(int sig, siginfo_t *info, void *uctx) {
     rj_coro *c = rj_current;
     char *addr = info ? (char *)info->si_addr : NULL;
-    if (c && addr >= c->map_base && addr < c->stack_lo) {
-        char msg[200];
-        size_t n = 0;
+    int sent = info && info->si_code <= 0; /* SI_USER, SI_QUEUE, SI_TKILL: si_addr means nothing */
+    if (!sent && c && addr >= c->map_base && addr < c->stack_lo) {
         static const char head[] = "RJIterator: generator stack overflow (stack size ";
         static const char tail[] = " KiB); create the generator with a larger stackSize\n";
-        memcpy(msg + n, head, sizeof head - 1);
-        n += sizeof head - 1;
-        n += rj_format_unsigned(msg + n, c->requested_size / 1024);
-        memcpy(msg + n, tail, sizeof tail - 1);
-        n += sizeof tail - 1;
-        rj_write_all(msg, n);
-        /* abort() with the default SIGABRT action: a crash handler that walked
-         * this stack would fault again in the guard. */
-        signal(SIGABRT, SIG_DFL);
-        abort();
+        rj_raw_write(head, sizeof head - 1);
+        rj_raw_write_unsigned(c->requested_size / 1024);
+        rj_raw_write(tail, sizeof tail - 1);
+        /* SIGABRT with its default action: a crash handler that walked this
+         * stack would fault again in the guard. */
+        rj_die_by(SIGABRT);
     }
     rj_chain(sig, info, uctx);
 }
@@ -108,7 +144,6 @@ static void rj_install_handlers(void) {
 }
 
 void rj_overflow_prepare_thread(void) {
-    rj_thread_prepared = 1;
     pthread_once(&rj_install_once, rj_install_handlers);
     stack_t current;
     if (sigaltstack(NULL, &current) == 0 && !(current.ss_flags & SS_DISABLE) && current.ss_sp)

@@ -8,6 +8,12 @@
  *   kernel VMA. mprotect(PROT_NONE) would split every stack into two VMAs and
  *   vm.max_map_count (65530 by default) would cap a process at ~32k stacks.
  *   Older kernels answer EINVAL and we fall back to mprotect.
+ * - The guard is 64 KiB unless changed: a frame larger than the guard (a big
+ *   local array) would jump over a smaller one and land in a neighbouring
+ *   mapping. With MADV_GUARD_INSTALL or MAP_NORESERVE + PROT_NONE it costs
+ *   address space, not memory. RJ_GUARD_MPROTECT=1 in the environment forces
+ *   the mprotect guard (qemu-user does not deliver faults on madvise guards to
+ *   the program, so the arm64 tests under qemu use it).
  * - The pool keeps up to `pool_limit` freed stacks for reuse; the first
  *   `resident_limit` keep their pages, the rest are given back with
  *   MADV_DONTNEED before they are pooled (the guard survives that).
@@ -16,7 +22,6 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,41 +36,20 @@
 #endif
 
 #define RJ_KIB 1024u
-#define RJ_DEFAULT_STACK (256u * RJ_KIB)
+/* Frames of an instrumented build are several times larger (redzones, TSan's
+ * bookkeeping): a sanitized build gets a larger default. */
+#if RJ_ASAN || RJ_TSAN
+#  define RJ_DEFAULT_STACK (1024u * RJ_KIB)
+#else
+#  define RJ_DEFAULT_STACK (256u * RJ_KIB)
+#endif
 #define RJ_MIN_STACK (16u * RJ_KIB)
-#define RJ_GUARD_PAGES 4u
-
-/* ---- Errors ------------------------------------------------------------- */
-
-static _Thread_local char rj_error_buf[512];
-
-void rj_set_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(rj_error_buf, sizeof rj_error_buf, fmt, ap);
-    va_end(ap);
-}
-
-const char *rj_last_error(void) { return rj_error_buf; }
-
-void rj_report(const char *msg) {
-    size_t n = strlen(msg);
-    char *line = malloc(n + 1);
-    if (!line) {
-        fputs(msg, stderr);
-        fputc('\n', stderr);
-        return;
-    }
-    memcpy(line, msg, n);
-    line[n] = '\n';
-    fwrite(line, 1, n + 1, stderr);
-    fflush(stderr);
-    free(line);
-}
+#define RJ_DEFAULT_GUARD (64u * RJ_KIB)
 
 /* ---- Configuration ------------------------------------------------------ */
 
 static size_t rj_cfg_stack_size = RJ_DEFAULT_STACK;
+static size_t rj_cfg_guard_size = RJ_DEFAULT_GUARD;
 static size_t rj_cfg_pool_limit = 64;
 static size_t rj_cfg_resident_limit = 16;
 
@@ -83,10 +67,22 @@ size_t rj_page_size(void) {
 size_t rj_default_stack_size(void) { return __atomic_load_n(&rj_cfg_stack_size, __ATOMIC_RELAXED); }
 void rj_set_default_stack_size(size_t size) {
     if (size < RJ_MIN_STACK) size = RJ_MIN_STACK;
-    __atomic_store_n(&rj_cfg_stack_size, size, __ATOMIC_RELAXED);
+    size_t old = __atomic_exchange_n(&rj_cfg_stack_size, size, __ATOMIC_RELAXED);
+    /* Only default-size stacks are pooled: those of the old size would never be used again. */
+    if (old != size) rj_stack_pool_drain();
 }
 size_t rj_min_stack_size(void) { return RJ_MIN_STACK; }
-size_t rj_guard_size(void) { return RJ_GUARD_PAGES * rj_page_size(); }
+static size_t rj_round_to_pages(size_t n) {
+    size_t page = rj_page_size();
+    return (n + page - 1) & ~(page - 1);
+}
+size_t rj_guard_size(void) { return rj_round_to_pages(__atomic_load_n(&rj_cfg_guard_size, __ATOMIC_RELAXED)); }
+void rj_set_guard_size(size_t size) {
+    if (size < rj_page_size()) size = rj_page_size();
+    size_t old = __atomic_exchange_n(&rj_cfg_guard_size, size, __ATOMIC_RELAXED);
+    /* A pooled stack carries the guard it was made with. */
+    if (old != size) rj_stack_pool_drain();
+}
 
 /* ---- Statistics --------------------------------------------------------- */
 
@@ -154,6 +150,13 @@ static void rj_explain_enomem(size_t stack_size, const char *what) {
 
 static int rj_install_guard(char *base, size_t guard) {
     int mode = __atomic_load_n(&rj_guard_mode, __ATOMIC_RELAXED);
+    if (mode < 0) {
+        const char *env = getenv("RJ_GUARD_MPROTECT");
+        if (env && *env && *env != '0') {
+            mode = 0;
+            __atomic_store_n(&rj_guard_mode, 0, __ATOMIC_RELAXED);
+        }
+    }
 #if defined(__linux__)
     if (mode != 0) {
         if (madvise(base, guard, MADV_GUARD_INSTALL) == 0) {

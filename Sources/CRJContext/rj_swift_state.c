@@ -162,13 +162,16 @@ static int rj_tls_block_of(const void *symbol, char **data, size_t *size) {
 
 static size_t rj_excl_offset = (size_t)-1;
 
+static int rj_excl_disabled;
+static pthread_once_t rj_excl_env_once = PTHREAD_ONCE_INIT;
+static void rj_read_excl_env(void) {
+    const char *env = getenv("RJ_EXCLUSIVITY_SLOW_PATH");
+    rj_excl_disabled = env && *env && *env != '0';
+}
+
 static void rj_find_exclusivity_head(void) {
-    static int disabled = -1;
-    if (disabled < 0) {
-        const char *env = getenv("RJ_EXCLUSIVITY_SLOW_PATH");
-        disabled = env && *env && *env != '0';
-    }
-    if (disabled || !swift_beginAccess || !swift_endAccess || !swift_task_enterThreadLocalContext) return;
+    pthread_once(&rj_excl_env_once, rj_read_excl_env);
+    if (rj_excl_disabled || !swift_beginAccess || !swift_endAccess || !swift_task_enterThreadLocalContext) return;
     char *data;
     size_t size;
     if (!rj_tls_block_of((const void *)swift_beginAccess, &data, &size)) return;
@@ -267,7 +270,6 @@ static void rj_find_task_local_slot(void) {
 #endif /* __linux__ */
 
 void rj_swift_state_prepare_thread(void) {
-    rj_overflow_prepare_thread();
 #if defined(__linux__)
     rj_find_exclusivity_head();
     rj_find_task_local_slot();
@@ -275,11 +277,11 @@ void rj_swift_state_prepare_thread(void) {
 }
 
 int rj_exclusivity_fast_path(void) {
-    if (!rj_thread_prepared) rj_swift_state_prepare_thread();
+    if (!rj_thread_prepared) rj_prepare_thread();
     return rj_excl_head != NULL;
 }
 
 int rj_task_locals_tracked(void) {
-    if (!rj_thread_prepared) rj_swift_state_prepare_thread();
+    if (!rj_thread_prepared) rj_prepare_thread();
     return rj_tl_slot != NULL;
 }

@@ -26,7 +26,6 @@ extern _Thread_local void **rj_excl_head;
 /* Where this thread's task-local fallback storage pointer lives, or NULL: not tracked. */
 extern _Thread_local void **rj_tl_slot;
 
-RJ_HIDDEN void rj_swift_state_prepare_thread(void);
 RJ_HIDDEN void rj_task_locals_enter_slow(rj_coro *c, void **slot);
 RJ_HIDDEN void rj_task_locals_exit_slow(rj_coro *c, void **slot, void *head);
 

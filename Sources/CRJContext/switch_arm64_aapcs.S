@@ -22,12 +22,14 @@
  *    0x80  | x27  | x28
  *    0x90  | x29  | x30      (new coroutine: 0 and rj_trampoline)
  *
- * 0xa0 bytes, a multiple of 16 as sp requires; rj_coro_create (rj_context.c)
- * writes the same frame by hand for a coroutine that has never run.
+ * 0xa0 bytes, a multiple of 16 as sp requires. The offsets are named in
+ * rj_frame.h, which rj_context.c uses to write the same frame for a coroutine
+ * that has never run.
  */
 #if defined(__aarch64__) && !(defined(RJ_CONTEXT_UCONTEXT) && RJ_CONTEXT_UCONTEXT)
 
 #include "rj_asm.h"
+#include "rj_frame.h"
 
     .text
     .globl SYM(rj_switch)
@@ -36,34 +38,34 @@
     .p2align 4
 SYM(rj_switch):
     .cfi_startproc
-    sub     sp, sp, #0xa0
+    sub     sp, sp, #RJ_A64_FRAME
     .cfi_adjust_cfa_offset 0xa0
-    stp     d8,  d9,  [sp, #0x00]
-    stp     d10, d11, [sp, #0x10]
-    stp     d12, d13, [sp, #0x20]
-    stp     d14, d15, [sp, #0x30]
-    stp     x19, x20, [sp, #0x40]
-    stp     x21, x22, [sp, #0x50]
-    stp     x23, x24, [sp, #0x60]
-    stp     x25, x26, [sp, #0x70]
-    stp     x27, x28, [sp, #0x80]
-    stp     x29, x30, [sp, #0x90]
+    stp     d8,  d9,  [sp, #RJ_A64_D8]
+    stp     d10, d11, [sp, #RJ_A64_D10]
+    stp     d12, d13, [sp, #RJ_A64_D12]
+    stp     d14, d15, [sp, #RJ_A64_D14]
+    stp     x19, x20, [sp, #RJ_A64_X19]
+    stp     x21, x22, [sp, #RJ_A64_X21]
+    stp     x23, x24, [sp, #RJ_A64_X23]
+    stp     x25, x26, [sp, #RJ_A64_X25]
+    stp     x27, x28, [sp, #RJ_A64_X27]
+    stp     x29, x30, [sp, #RJ_A64_X29]
 
     mov     x9, sp
     str     x9, [x0]            /* *from_sp = sp */
     mov     sp, x1              /* now on the other stack */
 
-    ldp     d8,  d9,  [sp, #0x00]
-    ldp     d10, d11, [sp, #0x10]
-    ldp     d12, d13, [sp, #0x20]
-    ldp     d14, d15, [sp, #0x30]
-    ldp     x19, x20, [sp, #0x40]
-    ldp     x21, x22, [sp, #0x50]
-    ldp     x23, x24, [sp, #0x60]
-    ldp     x25, x26, [sp, #0x70]
-    ldp     x27, x28, [sp, #0x80]
-    ldp     x29, x30, [sp, #0x90]
-    add     sp, sp, #0xa0
+    ldp     d8,  d9,  [sp, #RJ_A64_D8]
+    ldp     d10, d11, [sp, #RJ_A64_D10]
+    ldp     d12, d13, [sp, #RJ_A64_D12]
+    ldp     d14, d15, [sp, #RJ_A64_D14]
+    ldp     x19, x20, [sp, #RJ_A64_X19]
+    ldp     x21, x22, [sp, #RJ_A64_X21]
+    ldp     x23, x24, [sp, #RJ_A64_X23]
+    ldp     x25, x26, [sp, #RJ_A64_X25]
+    ldp     x27, x28, [sp, #RJ_A64_X27]
+    ldp     x29, x30, [sp, #RJ_A64_X29]
+    add     sp, sp, #RJ_A64_FRAME
     ret
     .cfi_endproc
     RJ_ASM_END(rj_switch)

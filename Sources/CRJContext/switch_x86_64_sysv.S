@@ -22,8 +22,9 @@
  *    0x38  | return address (new coroutine: rj_trampoline)
  *    0x40  | (new coroutine only) 0: the trampoline's fake return address
  *
- * 0x40 bytes are pushed; rj_coro_create (rj_context.c) writes the same
- * frame by hand for a coroutine that has never run.
+ * 0x40 bytes are pushed. The offsets are named in rj_frame.h, which
+ * rj_context.c uses to write the same frame for a coroutine that has never
+ * run; the push order below must match it.
  */
 #if defined(__x86_64__) && !(defined(RJ_CONTEXT_UCONTEXT) && RJ_CONTEXT_UCONTEXT)
 

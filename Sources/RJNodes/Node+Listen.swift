@@ -1,4 +1,5 @@
 import Dispatch
+import RJLocks
 import Synchronization
 
 // Listening, and who keeps what alive.
@@ -156,7 +157,7 @@ final class ListenerRegistry: @unchecked Sendable {
     }
 
     private static let shared = ListenerRegistry()
-    private let lock = NodeLock()
+    private let lock = RJLock()
     // Guarded by `lock`.
     private var entries: [ObjectIdentifier: Entry] = [:]
     /// Which owner each listener was registered under.

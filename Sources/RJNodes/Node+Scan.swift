@@ -1,4 +1,4 @@
-import Synchronization
+import RJLocks
 
 extension Node {
     /// A node holding a running fold: the first value arriving is combined with `start`, each
@@ -9,9 +9,9 @@ extension Node {
     /// ```
     @inlinable
     public func scan<Result: Sendable>(start: Result, reduce: @escaping @Sendable (Result, Value) -> Result) -> Node<Result> {
-        let accumulator = Mutex<Result>(start)
+        let accumulator = RJLockedValue<Result>(start)
         return derive { value, downstream in
-            let next = accumulator.withLock { state -> Result in
+            let next = accumulator.withLockedValue { state -> Result in
                 state = reduce(state, value)
                 return state
             }

@@ -1,4 +1,5 @@
 import Dispatch
+import RJLocks
 
 /// A reactive value, EasyReact's node: empty, or holding a value that changes over time and
 /// is pushed to the nodes derived from it (`map`, `filter`, ... one transform per file,
@@ -40,7 +41,9 @@ public class Node<Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    @usableFromInline let lock = NodeLock()
+    /// Recursive: a listener may read, listen to or set the node it is called from (a set made
+    /// from inside a delivery is queued, see `receive`) while other threads wait their turn.
+    @usableFromInline let lock = RJLock(recursive: true)
     // Guarded by `lock`.
     // (`@exclusivity(unchecked)`: the lock already makes the accesses exclusive, and the dynamic
     // check cost more than a listener call.)

@@ -1,7 +1,7 @@
 import Dispatch
-import Synchronization
+import RJLocks
 
-private let defaultQueue = Mutex<DispatchQueue>(.main)
+private let defaultQueue = RJLockedValue<DispatchQueue>(.main)
 
 extension DispatchQueue {
     /// The queue promise blocks run on when no `on:` is given: the main queue unless changed,
@@ -15,7 +15,7 @@ extension DispatchQueue {
     /// DispatchQueue.promises = .global()
     /// ```
     public static var promises: DispatchQueue {
-        get { defaultQueue.withLock { $0 } }
-        set { defaultQueue.withLock { $0 = newValue } }
+        get { defaultQueue.withLockedValue { $0 } }
+        set { defaultQueue.withLockedValue { $0 = newValue } }
     }
 }

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import RJLocks
 
 /// A value that will be there later, or an error: the core of the promise API.
 ///
@@ -34,7 +34,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         case inline(@Sendable (Outcome) -> Void)
     }
 
-    @usableFromInline let lock = SpinLock()
+    @usableFromInline let lock = RJLock()
     // Guarded by `lock`.
     @usableFromInline var outcome: Outcome?
     @usableFromInline var firstObserver: Observer?

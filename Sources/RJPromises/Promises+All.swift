@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import RJLocks
 
 extension Promises {
     /// A promise fulfilled with the values of all `promises`, in their order, once all are
@@ -14,14 +14,14 @@ extension Promises {
     public static func all<Value: Sendable>(on queue: DispatchQueue = .promises, _ promises: [Promise<Value>]) -> Promise<[Value]> {
         if promises.isEmpty { return Promise<[Value]>([]) }
         let result = Promise<[Value]>(settled: nil)
-        let collected = Mutex<(values: [Value?], remaining: Int)>((Array(repeating: nil, count: promises.count), promises.count))
+        let collected = RJLockedValue<(values: [Value?], remaining: Int)>((Array(repeating: nil, count: promises.count), promises.count))
         for (index, promise) in promises.enumerated() {
             promise.observe(on: queue) { outcome in
                 switch outcome {
                 case .failure(let error):
                     result.reject(error)
                 case .success(let value):
-                    let done: [Value]? = collected.withLock { state in
+                    let done: [Value]? = collected.withLockedValue { state in
                         state.values[index] = value
                         state.remaining -= 1
                         return state.remaining == 0 ? state.values.map { $0! } : nil

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import RJLocks
 
 extension Promises {
     /// Waits until every promise has settled, google/promises' `any`: fulfilled with each
@@ -17,11 +17,11 @@ extension Promises {
         if promises.isEmpty { return Promise<[Result<Value, any Error>]>([]) }
         let result = Promise<[Result<Value, any Error>]>(settled: nil)
         typealias Slot = Result<Value, any Error>
-        let collected = Mutex<(results: [Slot?], remaining: Int, lastError: (any Error)?)>(
+        let collected = RJLockedValue<(results: [Slot?], remaining: Int, lastError: (any Error)?)>(
             (Array(repeating: nil, count: promises.count), promises.count, nil))
         for (index, promise) in promises.enumerated() {
             promise.observe(on: queue) { outcome in
-                let done: Result<[Slot], any Error>? = collected.withLock { state in
+                let done: Result<[Slot], any Error>? = collected.withLockedValue { state in
                     state.results[index] = outcome
                     if case .failure(let error) = outcome { state.lastError = error }
                     state.remaining -= 1

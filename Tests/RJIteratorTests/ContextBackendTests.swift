@@ -11,21 +11,29 @@ private func runningBackend() -> rj_backend? {
 
 final class ContextBackendTests: XCTestCase {
     func testBackendIsTheOneThisBuildAskedFor() throws {
-        // CI runs the suite twice and says which backend each run must use.
-        let expected = ProcessInfo.processInfo.environment["RJ_EXPECT_BACKEND"]
-        let backend = RJRuntime.contextBackend
-        XCTAssertEqual(Generator<Int, Void, Void>.contextBackend, backend)
-        switch expected {
-        case "ucontext"?:
-            XCTAssertEqual(backend, "ucontext")
-        case "fast"?:
-            XCTAssertTrue(backend.hasPrefix("fast"), backend)
-        default:
+        // CI says which backend each run must use (RJ_EXPECT_BACKEND); without it, the default
+        // build is expected: the fast switch where it exists. Checked on a running body, not
+        // only by name.
+        let expected = ProcessInfo.processInfo.environment["RJ_EXPECT_BACKEND"] ?? {
             #if arch(x86_64) || arch(arm64)
-            XCTAssertTrue(backend.hasPrefix("fast") || backend == "ucontext", backend)
+            return "fast"
             #else
-            XCTAssertEqual(backend, "ucontext")
+            return "ucontext"
             #endif
+        }()
+        let name = RJRuntime.contextBackend
+        XCTAssertEqual(Generator<Int, Void, Void>.contextBackend, name)
+        let gen = Generator<rj_backend?, Void, Void> { y in try y.yield(runningBackend()) }
+        let running = try XCTUnwrap(gen.next().yieldedValue)
+        switch expected {
+        case "ucontext":
+            XCTAssertEqual(name, "ucontext")
+            XCTAssertEqual(running, RJ_BACKEND_UCONTEXT)
+        case "fast":
+            XCTAssertTrue(name.hasPrefix("fast"), name)
+            XCTAssertEqual(running, RJ_BACKEND_FAST)
+        default:
+            XCTFail("RJ_EXPECT_BACKEND must be fast or ucontext, not \(expected)")
         }
     }
 
@@ -86,8 +94,9 @@ final class ContextBackendTests: XCTestCase {
         XCTAssertEqual(RJRuntime.defaultStackSize, RJRuntime.minimumStackSize)
     }
 
-    func testGuardIsInstalledBelowEveryStack() throws {
-        XCTAssertGreaterThanOrEqual(RJRuntime.guardSize, 4096)
+    func testGuardIsAtLeast64KiBAndUsesMadviseOnNewKernels() throws {
+        // That the guard is really there is checked in a child process (ProbeTests).
+        XCTAssertGreaterThanOrEqual(RJRuntime.guardSize, 64 * 1024)
         let gen = Generator<Int, Void, Void> { y in try y.yield(1) }
         _ = try gen.next()
         #if os(Linux)
@@ -97,5 +106,24 @@ final class ContextBackendTests: XCTestCase {
             XCTAssertTrue(RJRuntime.guardUsesMadvise)
         }
         #endif
+    }
+
+    func testGuardSizeIsConfigurableAndRoundedToPages() throws {
+        let saved = RJRuntime.guardSize
+        defer { RJRuntime.guardSize = saved }
+        RJRuntime.guardSize = 100_000
+        XCTAssertEqual(RJRuntime.guardSize % 4096, 0)
+        XCTAssertGreaterThanOrEqual(RJRuntime.guardSize, 100_000)
+        let gen = Generator<Int, Void, Void> { y in try y.yield(1) }
+        XCTAssertEqual(try gen.next().yieldedValue, 1)
+    }
+
+    func testChangingTheDefaultStackSizeDrainsThePool() throws {
+        let saved = RJRuntime.defaultStackSize
+        defer { RJRuntime.defaultStackSize = saved }
+        _ = try Generator<Int, Void, Void> { y in try y.yield(1) }.next()
+        XCTAssertGreaterThan(RJRuntime.pooledStackCount, 0)
+        RJRuntime.defaultStackSize = saved * 2
+        XCTAssertEqual(RJRuntime.pooledStackCount, 0, "stacks of the old size would never be reused")
     }
 }

@@ -107,7 +107,7 @@ final class GeneratorLifetimeTests: XCTestCase {
             depthReached = n
             return n == 0 ? 0 : recurse(n - 1) + 1
         }
-        let gen = Generator<Int, Void, Int>(stackSize: 4 << 20) { _ in recurse(20_000) }
+        let gen = Generator<Int, Void, Int>(stackSize: (4 << 20) * sanitizerStackFactor) { _ in recurse(20_000) }
         XCTAssertEqual(try gen.next(), .returned(20_000))
         XCTAssertEqual(depthReached, 0)
     }
@@ -128,7 +128,7 @@ final class GeneratorLifetimeTests: XCTestCase {
         let liveBefore = RJRuntime.liveStackCount
         var gens: [Generator<Int, Void, Void>] = []
         for i in 0..<5_000 {
-            let g = Generator<Int, Void, Void>(stackSize: 16 * 1024) { y in try y.yield(i); try y.yield(-i) }
+            let g = Generator<Int, Void, Void>(stackSize: 16 * 1024 * sanitizerStackFactor) { y in try y.yield(i); try y.yield(-i) }
             XCTAssertEqual(try g.next().yieldedValue, i)
             gens.append(g)
         }

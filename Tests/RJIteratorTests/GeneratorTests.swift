@@ -231,7 +231,7 @@ final class GeneratorTests: XCTestCase {
             if n == 0 { try y.yield(0); return 0 }
             return try depth(n - 1, y) + 1
         }
-        let gen = Generator<Int, Void, Int>(stackSize: 1 << 20) { y in try depth(2000, y) }
+        let gen = Generator<Int, Void, Int>(stackSize: (1 << 20) * sanitizerStackFactor) { y in try depth(2000, y) }
         XCTAssertEqual(try gen.next(), .yielded(0))
         XCTAssertEqual(try gen.next(), .returned(2000))
     }

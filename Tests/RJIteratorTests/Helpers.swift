@@ -58,3 +58,8 @@ func onBothBackends(_ body: () throws -> Void) rethrows {
     RJRuntime.useUContextBackend(true)
     try body()
 }
+
+/// How much more stack a frame takes in this build: instrumented builds (ASan's redzones,
+/// TSan's bookkeeping) take several times what a plain one does, so tests that size a stack
+/// for a depth scale it by this.
+let sanitizerStackFactor = RJRuntime.sanitizer == nil ? 1 : 8

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+import RJIterator
+
 /// Runs the `rj-probe` program (built with the tests) and checks how it ended.
 final class ProbeTests: XCTestCase {
     struct Outcome {
@@ -10,7 +12,7 @@ final class ProbeTests: XCTestCase {
         var signaled: Bool
     }
 
-    private func probe(_ mode: String) throws -> Outcome {
+    private func probe(_ mode: String, environment extra: [String: String] = [:]) throws -> Outcome {
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let url = URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("rj-probe")
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
@@ -21,6 +23,7 @@ final class ProbeTests: XCTestCase {
         process.arguments = [mode]
         var env = ProcessInfo.processInfo.environment
         env["SWIFT_BACKTRACE"] = "enable=no"
+        env.merge(extra) { _, new in new }
         process.environment = env
         let out = Pipe()
         let err = Pipe()
@@ -60,11 +63,55 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(r.status, SIGABRT)
     }
 
+    func testFrameLargerThanTheOldGuardGivesTheOverflowMessage() throws {
+        // 40 KiB of locals in a 16 KiB stack: the write lands 24+ KiB below the stack, inside
+        // the 64 KiB default guard, not in a neighbouring mapping.
+        let r = try probe("big-frame")
+        XCTAssertTrue(r.stderr.contains(
+            "RJIterator: generator stack overflow (stack size 16 KiB); create the generator with a larger stackSize"),
+            r.stderr)
+        XCTAssertEqual(r.status, SIGABRT)
+        XCTAssertTrue(r.signaled)
+    }
+
+    func testGuardIsInstalledBelowEveryStack() throws {
+        // A write just below the usable stack, and one at the far end of the guard, both end
+        // in the overflow message: the guard is there and as large as RJRuntime.guardSize says.
+        for mode in ["write-below-stack", "write-guard-bottom"] {
+            let r = try probe(mode)
+            XCTAssertTrue(r.stderr.contains(overflowMessage), "\(mode): \(r.stderr)")
+            XCTAssertEqual(r.status, SIGABRT, mode)
+        }
+    }
+
+    func testSentSegvAndBusKillTheProcessAsWithoutThePackage() throws {
+        // raise, kill and sigqueue after the handler was installed: the process dies of the
+        // signal (the handler must not swallow it), and says nothing about generators.
+        for (mode, signal) in [("raise-segv", SIGSEGV), ("kill-segv", SIGSEGV), ("sigqueue-segv", SIGSEGV),
+                               ("raise-bus", SIGBUS)] {
+            let r = try probe(mode)
+            assertEndedAsWithoutThePackage(r, by: signal, mode)
+            XCTAssertFalse(r.stdout.contains("survived"), mode)
+        }
+    }
+
     func testOtherFaultsGoToThePreviousHandler() throws {
         let r = try probe("segv-elsewhere")
-        XCTAssertFalse(r.stderr.contains("RJIterator"), r.stderr)
-        XCTAssertTrue(r.signaled)
-        XCTAssertEqual(r.status, SIGSEGV)
+        assertEndedAsWithoutThePackage(r, by: SIGSEGV, "segv-elsewhere")
+    }
+
+    /// The process died of `signal` as it would have without the package: killed by it, or,
+    /// in a sanitized build, reported by the sanitizer (whose handler was there before ours)
+    /// and ended with its exit code. Nothing said about generators.
+    private func assertEndedAsWithoutThePackage(_ r: Outcome, by signal: Int32, _ mode: String) {
+        XCTAssertFalse(r.stderr.contains("RJIterator"), "\(mode): \(r.stderr)")
+        if RJRuntime.sanitizer != nil {
+            XCTAssertNotEqual(r.status, 0, mode)
+            XCTAssertTrue(r.stderr.contains("Sanitizer"), "\(mode): \(r.stderr)")
+        } else {
+            XCTAssertTrue(r.signaled, "\(mode) did not end the process: \(r.stdout)")
+            XCTAssertEqual(r.status, signal, mode)
+        }
     }
 
     func testForInBodyErrorStopsWithMessage() throws {
@@ -76,7 +123,9 @@ final class ProbeTests: XCTestCase {
     }
 
     func testGeneratorIgnoringCloseIsReportedAndAbandoned() throws {
-        let r = try probe("ignored-close")
+        // The abandoned body leaks what its frames hold, by design and documented: in an ASan
+        // build, LeakSanitizer is told not to fail the probe for it.
+        let r = try probe("ignored-close", environment: ["ASAN_OPTIONS": "detect_leaks=0"])
         XCTAssertTrue(r.stderr.contains("RJIterator: generator ignored close"), r.stderr)
         XCTAssertTrue(r.stdout.contains("still running"))
         XCTAssertEqual(r.status, 0)
@@ -89,11 +138,22 @@ final class ProbeTests: XCTestCase {
     }
 
     func testEscapedYielderUsedInAGeneratorAtTheSameAddressStopsWithMessage() throws {
-        let r = try probe("yielder-reused-address")
+        // ASan's quarantine would keep the old address from being reused: turned off here.
+        let r = try probe("yielder-reused-address", environment: ["ASAN_OPTIONS": "quarantine_size_mb=0"])
         XCTAssertTrue(r.stdout.contains("address reused after"), "the probe could not force the reuse: \(r.stdout)")
         XCTAssertTrue(r.stderr.contains("RJIterator: yield called outside its generator's body"), r.stderr)
         XCTAssertTrue(r.signaled)
         XCTAssertFalse(r.stdout.contains("probe finished"))
+    }
+
+    func testReleasedSuspendedSeedIteratorGivesItsStackBack() throws {
+        // Abandoning leaks what the frames hold (documented), so LeakSanitizer is told not to
+        // fail the probe for it in an ASan build.
+        let r = try probe("seed-abandon", environment: ["ASAN_OPTIONS": "detect_leaks=0"])
+        XCTAssertTrue(r.stdout.contains("first 1"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("live while suspended +1"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("live after release +0"), r.stdout)
+        XCTAssertEqual(r.status, 0, r.stderr)
     }
 
     func testNodeMisuseStopsWithAClearMessage() throws {

@@ -1,8 +1,18 @@
 // A small program the tests run in a child process, for behaviour that ends the process or
 // only shows on stderr. Each mode does one thing; see ProbeTests.swift for what is expected.
+import CRJContext
 import Foundation
 import RJIterator
 import RJNodes
+import RJProbeSupport
+
+/// Moves a value to another thread in a probe that makes sure the two never touch it at once.
+final class UnsafeTransfer<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+final class ResultSlot<T> { var value: T? }
 
 /// Unbuffered, so what was said survives a crash.
 func say(_ text: String) {
@@ -41,6 +51,32 @@ case "overflow-thread":
 case "overflow-ucontext":
     RJRuntime.useUContextBackend(true)
     overflowInGenerator()
+case "big-frame":
+    // A 40 KiB frame in a 16 KiB stack jumps over a guard smaller than 40 KiB: the default
+    // guard (64 KiB) must catch it, with the overflow message.
+    let gen = Generator<Int, Void, Int>(stackSize: 16 * 1024) { _ in Int(rj_probe_big_frame(40)) }
+    say("\(String(describing: try? gen.next()))")
+case "write-below-stack", "write-guard-bottom":
+    // A write just below the usable stack, or at the lowest byte of the guard.
+    let bottomOfGuard = mode == "write-guard-bottom"
+    let gen = Generator<Int, Void, Void>(stackSize: 64 * 1024) { _ in
+        let lowest = UnsafeMutableRawPointer(rj_coro_stack_bottom(rj_coro_current()!))
+        rj_probe_poke(lowest - (bottomOfGuard ? RJRuntime.guardSize : 1))
+    }
+    _ = try? gen.next()
+case "raise-segv", "kill-segv", "sigqueue-segv", "raise-bus":
+    // A signal that was sent, not caused by a fault, after the handler is installed: the
+    // process must die of it as it would without the package.
+    let gen = Generator<Int, Void, Void> { y in try y.yield(1) }
+    _ = try? gen.next()
+    switch mode {
+    case "raise-segv": raise(SIGSEGV)
+    case "kill-segv": kill(getpid(), SIGSEGV)
+    case "raise-bus": raise(SIGBUS)
+    default: sigqueue(getpid(), SIGSEGV, sigval(sival_int: 0))
+    }
+    Thread.sleep(forTimeInterval: 1)
+    say("survived the signal")
 case "segv-elsewhere":
     // Prime the handler, then fault outside any generator stack: the previous handler
     // (Swift's, or the default action) must get it, without our overflow message.
@@ -92,6 +128,50 @@ case "yielder-reused-address":
             break
         }
     }
+case "workout":
+    // Every kind of switch, for valgrind (CI runs this under it): both backends, nesting,
+    // delegation, a body resumed on other threads, release while suspended, the seed API.
+    var total = 0
+    for ucontext in [false, true] {
+        RJRuntime.useUContextBackend(ucontext)
+        let inner = Generator<Int, Int, Int> { y in try y.yield(1) + y.yield(2) }
+        let outer = Generator<Int, Int, Int> { y in
+            let sum = try y.yieldAll(inner)
+            defer { total += 1000 }
+            return sum + (try y.yield(3))
+        }
+        var step = try! outer.next(0)
+        var input = 10
+        while case .yielded(let v) = step {
+            total += v
+            // Resumed on a new thread each time: the body migrates.
+            let box = UnsafeTransfer((outer, input))
+            let result = UnsafeTransfer(ResultSlot<GeneratorStep<Int, Int>>())
+            let hop = Thread { result.value.value = try! box.value.0.next(box.value.1) }
+            hop.start()
+            while !hop.isFinished { usleep(100) }
+            step = result.value.value!
+            input += 10
+        }
+        if case .returned(let r) = step { total += r }
+        let suspended = Generator<Int, Void, Void> { y in defer { total += 1 }; try y.yield(1); try y.yield(2) }
+        _ = try! suspended.next()
+        let seed = RJIterator { rj_yield("a"); return "b" }
+        _ = seed.next()
+        _ = seed.next()
+    }
+    RJRuntime.useUContextBackend(false)
+    say("workout total \(total)")
+case "seed-abandon":
+    // A suspended RJIterator released: its stack goes back, what its frames held is leaked
+    // (documented: rj_yield cannot throw, so the body cannot unwind).
+    let liveBefore = RJRuntime.liveStackCount
+    do {
+        let it = RJIterator { rj_yield(1); rj_yield(2); return nil }
+        say("first \(it.next().value as? Int ?? -1)")
+        say("live while suspended +\(RJRuntime.liveStackCount - liveBefore)")
+    }
+    say("live after release +\(RJRuntime.liveStackCount - liveBefore)")
 case "node-take-negative":
     _ = MutableNode(1).take(-1)
 case "node-skip-negative":

@@ -76,6 +76,9 @@ rj_backend rj_coro_backend(const rj_coro *_Nonnull c);
 /* Usable stack size of c, in bytes. */
 size_t rj_coro_stack_size(const rj_coro *_Nonnull c);
 
+/* The lowest usable byte of c's stack; the guard lies just below it. */
+void *_Nonnull rj_coro_stack_bottom(const rj_coro *_Nonnull c);
+
 /* ---- Hot accessors, inline ---------------------------------------------
  * The first fields of every rj_coro, public so that the accessors a switch
  * needs compile inline into the Swift layer. Read-only outside rj_context.c. */
@@ -132,8 +135,10 @@ size_t rj_default_stack_size(void);
 void rj_set_default_stack_size(size_t size);
 /* Smallest stack size accepted (a request below it is an error). */
 size_t rj_min_stack_size(void);
-/* Bytes of guard below every stack. */
+/* Bytes of guard below every stack (64 KiB unless changed; whole pages).
+ * Applies to stacks mapped afterwards; the pool is emptied on a change. */
 size_t rj_guard_size(void);
+void rj_set_guard_size(size_t size);
 
 /* Stack pool: at most `limit` freed stacks are kept for reuse, and at most
  * `resident` of them keep their memory; the rest give it back to the OS. */
@@ -165,6 +170,10 @@ int rj_exclusivity_fast_path(void);
  * recognised and they are not tracked. */
 int rj_task_locals_tracked(void);
 
+/* "address" or "thread" when the C core was built with that sanitizer (and
+ * annotates every switch for it), "" otherwise. */
+const char *_Nonnull rj_sanitizer(void);
+
 /* The message of the last failure on this thread ("" if none). */
 const char *_Nonnull rj_last_error(void);
 
@@ -175,7 +184,8 @@ void rj_report(const char *_Nonnull msg);
 
 /* Measures `iterations` round trips (resume + suspend) of the bare switch of
  * `backend`, with none of rj_coro_resume's bookkeeping. Returns nanoseconds
- * per round trip, or -1 if the backend is not available. */
+ * per round trip, or -1 if the backend is not available or the build is
+ * sanitized (an unannotated switch would confuse the sanitizer). */
 double rj_bench_raw_round_trip(rj_backend backend, uint64_t iterations);
 
 #ifdef __cplusplus

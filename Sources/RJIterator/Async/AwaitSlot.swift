@@ -1,4 +1,5 @@
 import CRJContext
+import RJLocks
 import Synchronization
 
 /// Moves a value that is not `Sendable` across a queue hop whose ordering makes it safe (the
@@ -12,7 +13,7 @@ struct UncheckedBox<T>: @unchecked Sendable {
 /// has suspended, so a completion can never resume a body that is still running.
 final class AwaitSlot: @unchecked Sendable {
     // A lock in the object (no allocation, unlike NSLock): a slot lives for one await.
-    private let lock = Mutex<Void>(())
+    private let lock = RJLock()
     private var result: RJResult?
     private var resume: (@Sendable (UncheckedBox<RJResult>) -> Void)?
     private var completed = false
@@ -27,7 +28,7 @@ final class AwaitSlot: @unchecked Sendable {
     @discardableResult
     func complete(_ result: RJResult) -> Bool {
         enum Next { case lost, stored, resume }
-        let next: Next = lock.withLock { _ in
+        let next: Next = lock.withLock {
             if completed { return .lost }
             completed = true
             if resume != nil { return .resume }
@@ -48,7 +49,7 @@ final class AwaitSlot: @unchecked Sendable {
 
     /// Called by the driver after the body suspended: resumes it now if the result is in.
     func arm(_ resume: @escaping @Sendable (UncheckedBox<RJResult>) -> Void) {
-        let ready: Bool = lock.withLock { _ in
+        let ready: Bool = lock.withLock {
             if completed { return true }
             self.resume = resume
             return false
@@ -59,7 +60,7 @@ final class AwaitSlot: @unchecked Sendable {
         }
     }
 
-    var isCompleted: Bool { lock.withLock { _ in completed } }
+    var isCompleted: Bool { lock.withLock { completed } }
 }
 
 /// What the callback closure handed to the awaited work holds. Called twice: the second call

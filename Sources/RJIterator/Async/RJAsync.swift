@@ -1,6 +1,6 @@
 import CRJContext
 import Foundation
-import Synchronization
+import RJLocks
 
 /// The callback of an asynchronous task: call it once, from any thread, with a value or an
 /// error.
@@ -54,7 +54,7 @@ public func rj_async(on queue: DispatchQueue = .main, _ body: @escaping @Sendabl
 public final class RJAsyncTask: @unchecked Sendable {
     /// The queue the body and the `finally` handlers run on.
     public let queue: DispatchQueue
-    private let lock = Mutex<Void>(())
+    private let lock = RJLock()
     private var core: Generator<AwaitSlot, RJResult, Void>?
     private var pendingSlot: AwaitSlot?
     private var handlers: [@Sendable () -> Void] = []
@@ -82,7 +82,7 @@ public final class RJAsyncTask: @unchecked Sendable {
 
     /// Runs the body (on `queue`) until its next `rj_await` or its end.
     private func step(_ input: RJResult) {
-        let core: Generator<AwaitSlot, RJResult, Void>? = lock.withLock { _ in
+        let core: Generator<AwaitSlot, RJResult, Void>? = lock.withLock {
             pendingSlot = nil
             // Cancelled before it ever ran: the body never starts.
             if cancelled, self.core?.state == .created { return nil }
@@ -100,7 +100,7 @@ public final class RJAsyncTask: @unchecked Sendable {
         case .returned:
             finish()
         case .yielded(let slot):
-            let cancelledMeanwhile = lock.withLock { _ -> Bool in
+            let cancelledMeanwhile = lock.withLock { () -> Bool in
                 pendingSlot = slot
                 return cancelled
             }
@@ -115,7 +115,7 @@ public final class RJAsyncTask: @unchecked Sendable {
     }
 
     private func finish() {
-        let (toRun, toResume): ([@Sendable () -> Void], [CheckedContinuation<Void, Never>]) = lock.withLock { _ in
+        let (toRun, toResume): ([@Sendable () -> Void], [CheckedContinuation<Void, Never>]) = lock.withLock {
             finished = true
             core = nil
             defer {
@@ -136,7 +136,7 @@ public final class RJAsyncTask: @unchecked Sendable {
     /// ```
     @discardableResult
     public func finally(_ handler: @escaping @Sendable () -> Void) -> RJAsyncTask {
-        let runNow = lock.withLock { _ -> Bool in
+        let runNow = lock.withLock { () -> Bool in
             if finished { return true }
             handlers.append(handler)
             return false
@@ -155,7 +155,7 @@ public final class RJAsyncTask: @unchecked Sendable {
     /// task.cancel()
     /// ```
     public func cancel() {
-        let slot = lock.withLock { _ -> AwaitSlot? in
+        let slot = lock.withLock { () -> AwaitSlot? in
             cancelled = true
             return pendingSlot
         }
@@ -165,11 +165,11 @@ public final class RJAsyncTask: @unchecked Sendable {
     }
 
     /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool { lock.withLock { _ in cancelled } }
+    public var isCancelled: Bool { lock.withLock { cancelled } }
 
     /// Whether the body has ended (or was cancelled before it started) and the `finally`
     /// handlers have been started.
-    public var isFinished: Bool { lock.withLock { _ in finished } }
+    public var isFinished: Bool { lock.withLock { finished } }
 
     /// Waits, from Swift concurrency, until the body has ended and its `finally` handlers ran.
     ///
@@ -178,7 +178,7 @@ public final class RJAsyncTask: @unchecked Sendable {
     /// ```
     public func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = lock.withLock { _ -> Bool in
+            let done = lock.withLock { () -> Bool in
                 if finished { return true }
                 waiters.append(continuation)
                 return false
@@ -200,7 +200,7 @@ public final class RJAsyncTask: @unchecked Sendable {
 
     /// Suspends the body until `slot` completes; called on the body's own stack.
     func suspend(on slot: AwaitSlot) -> RJResult {
-        guard let core = lock.withLock({ _ in self.core }) else {
+        guard let core = lock.withLock({ self.core }) else {
             return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
         }
         // `current` found this task through the running coroutine, which is the body's.

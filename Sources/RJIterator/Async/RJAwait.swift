@@ -1,4 +1,5 @@
 import Foundation
+import RJLocks
 import RJPromises
 
 /// Waits, inside an ``rj_async(on:_:)`` body, for an asynchronous task to call its callback,
@@ -135,7 +136,7 @@ public func rj_await(firstOf tasks: [RJAsyncClosure]) -> (index: Int, result: RJ
 
 /// Results gathered from several callbacks on several threads.
 private final class Collector: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = RJLock()
     private var results: [RJResult?]
     private var remaining: Int
     private(set) var firstIndex = -1

@@ -34,9 +34,36 @@ public enum RJRuntime {
     /// The smallest `stackSize` a generator accepts (16 KiB).
     public static var minimumStackSize: Int { Int(rj_min_stack_size()) }
 
-    /// Bytes of inaccessible guard below every stack; running into it stops the program with
+    /// Bytes of inaccessible guard below every stack (64 KiB unless changed, rounded up to
+    /// whole pages); running into it stops the program with
     /// `RJIterator: generator stack overflow ...`.
-    public static var guardSize: Int { Int(rj_guard_size()) }
+    ///
+    /// A frame larger than the guard (a large local array) could jump over it and write into
+    /// whatever lies below; raise the guard for bodies with frames that large. The guard costs
+    /// address space, not memory. A change applies to stacks mapped afterwards (the pool is
+    /// emptied).
+    ///
+    /// ```swift
+    /// RJRuntime.guardSize = 256 * 1024   // bodies with very large local buffers
+    /// ```
+    public static var guardSize: Int {
+        get { Int(rj_guard_size()) }
+        set {
+            if !(newValue > 0) { fatalError("RJIterator: guardSize must be positive, got \(newValue)") }
+            rj_set_guard_size(size_t(newValue))
+        }
+    }
+
+    /// The sanitizer the C core was built with and annotates every switch for: `"address"`,
+    /// `"thread"`, or `nil`.
+    ///
+    /// ```swift
+    /// if RJRuntime.sanitizer == "thread" { print("running under ThreadSanitizer") }
+    /// ```
+    public static var sanitizer: String? {
+        let name = String(cString: rj_sanitizer())
+        return name.isEmpty ? nil : name
+    }
 
     /// How many freed default-size stacks are kept for reuse (64 unless changed).
     public static var stackPoolLimit: Int {

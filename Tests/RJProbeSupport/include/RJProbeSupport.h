@@ -1,0 +1,12 @@
+/* C helpers for the rj-probe program: things Swift cannot write directly. */
+#ifndef RJ_PROBE_SUPPORT_H
+#define RJ_PROBE_SUPPORT_H
+
+/* Calls a function whose frame holds a `kib` KiB local array and writes its
+ * lowest byte first: a frame that jumps straight over a guard smaller than it. */
+int rj_probe_big_frame(int kib);
+
+/* Writes one byte at `address`. */
+void rj_probe_poke(void *address);
+
+#endif
