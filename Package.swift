@@ -12,10 +12,11 @@ let package = Package(
     targets: [
         // Stacks and context switches: the only code that knows about registers.
         .target(name: "CRJContext", path: "Sources/CRJContext"),
-        // The package's one lock type, which sanitizers understand; under every Swift module.
-        .target(name: "RJLocks", path: "Sources/RJLocks"),
-        // Reactive nodes (EasyReact's model): stand-alone but for one runtime call in C.
+        // Runtime entry points and sanitizer annotations, declared in C.
         .target(name: "CRJShims", path: "Sources/CRJShims"),
+        // The package's one lock type, which sanitizers understand; under every Swift module.
+        .target(name: "RJLocks", dependencies: ["CRJShims"], path: "Sources/RJLocks"),
+        // Reactive nodes (EasyReact's model): stand-alone but for one runtime call in C.
         .target(name: "RJNodes", dependencies: ["CRJShims", "RJLocks"], path: "Sources/RJNodes"),
         // Promises: stand-alone (Dispatch only).
         .target(name: "RJPromises", dependencies: ["RJLocks"], path: "Sources/RJPromises"),
@@ -30,6 +31,7 @@ let package = Package(
         .executableTarget(name: "rj-probe", dependencies: ["RJIterator", "RJNodes", "CRJContext", "RJProbeSupport"],
                           path: "Tests/RJProbe"),
         .target(name: "RJProbeSupport", path: "Tests/RJProbeSupport"),
+        .testTarget(name: "RJLocksTests", dependencies: ["RJLocks"], path: "Tests/RJLocksTests"),
         .testTarget(name: "RJNodesTests", dependencies: ["RJNodes"], path: "Tests/RJNodesTests"),
         .testTarget(name: "RJPromisesTests", dependencies: ["RJPromises"], path: "Tests/RJPromisesTests"),
         .testTarget(name: "RJIteratorTests", dependencies: ["RJIterator", "RJPromises", "CRJContext", "rj-probe"],

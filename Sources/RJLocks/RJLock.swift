@@ -1,3 +1,6 @@
+import CRJShims
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -6,77 +9,70 @@ import Musl
 import Darwin
 #endif
 
-/// The package's one lock: a `pthread_mutex_t` in its own allocation (SwiftNIO's `NIOLock`
-/// design), used by RJIterator, RJPromises and RJNodes alike.
+/// The package's one lock, used by RJIterator, RJPromises and RJNodes alike: stored inline in
+/// the object it guards (no allocation), waiters sleep in the kernel instead of spinning, and
+/// ThreadSanitizer understands it.
 ///
-/// Why this and not a spin lock or `Synchronization.Mutex`: sanitizers understand it (TSan
-/// intercepts `pthread_mutex_lock`/`unlock`, so it sees the happens-before a lock gives; it
-/// cannot see `Mutex`, whose futex word it does not instrument on Linux), a waiter sleeps
-/// instead of spinning while a long holder runs (a node's listeners run under its lock), it
-/// can be recursive where the semantics need it, and it needs no OS newer than the package's
-/// minimums. Every `pthread_*` return code is checked: a failure stops the program with a
-/// message naming the call, never a silent unlocked section.
+/// It is the toolchain's `Synchronization.Mutex` (a futex word on Linux, `os_unfair_lock` on
+/// Apple platforms) plus what that one lacks here:
+/// - **ThreadSanitizer annotations.** TSan does not see `Mutex`'s futex word on Linux, so it
+///   reported every field a `Mutex` guards as racing. Each acquisition is followed by
+///   `__tsan_acquire` and each release preceded by `__tsan_release` on the lock's address;
+///   without TSan's runtime in the process these are a load and a predicted branch.
+/// - **Recursion where the semantics need it.** `RJLock(recursive: true)` may be taken again
+///   by the thread that holds it (a node's listener setting that node); the others are plain.
 ///
-/// Threads: every member may be called from any thread. `lock` and `unlock` must pair on one
-/// thread (a pthread mutex belongs to the thread that locked it).
+/// Threads: every member may be called from any thread. The lock is `~Copyable`: store it in
+/// the object whose state it guards, as a `let`.
 ///
 /// ```swift
-/// let lock = RJLock()
-/// var count = 0
-/// lock.withLock { count += 1 }
+/// final class Counter: @unchecked Sendable {
+///     private let lock = RJLock()
+///     private var count = 0
+///     func increment() -> Int { lock.withLock { count += 1; return count } }
+/// }
 /// ```
-public final class RJLock: @unchecked Sendable {
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+public struct RJLock: ~Copyable, @unchecked Sendable {
+    @usableFromInline let mutex = Mutex<Void>(())
+    /// Recursive locks only: the thread holding the lock (0: none). Written by the holder
+    /// alone, so a thread that reads its own id there holds the lock.
+    @usableFromInline let owner = Atomic<UInt>(0)
+    @usableFromInline let recursive: Bool
 
-    /// Makes a lock; a `recursive` one may be taken again by the thread holding it (each
-    /// `lock` then needs its `unlock`).
+    /// Makes a lock; a `recursive` one may be taken again by the thread holding it.
+    @inlinable
     public init(recursive: Bool = false) {
-        mutex = .allocate(capacity: 1)
-        var attributes = pthread_mutexattr_t()
-        rjCheck(pthread_mutexattr_init(&attributes), "pthread_mutexattr_init")
-        defer { rjCheck(pthread_mutexattr_destroy(&attributes), "pthread_mutexattr_destroy") }
-        // A recursive mutex counts its holder's locks. Debug builds check the others too
-        // (unlocking a lock another thread holds is reported, not silently done), as
-        // NIOLock does; optimised builds take the plain mutex's fast path.
-        var kind = Int32(PTHREAD_MUTEX_NORMAL)
-        if recursive {
-            kind = Int32(PTHREAD_MUTEX_RECURSIVE)
-        } else {
-            assert({ kind = Int32(PTHREAD_MUTEX_ERRORCHECK); return true }())
-        }
-        rjCheck(pthread_mutexattr_settype(&attributes, kind), "pthread_mutexattr_settype")
-        rjCheck(pthread_mutex_init(mutex, &attributes), "pthread_mutex_init")
+        self.recursive = recursive
     }
 
-    deinit {
-        rjCheck(pthread_mutex_destroy(mutex), "pthread_mutex_destroy")
-        mutex.deallocate()
-    }
-
-    /// Takes the lock, waiting (asleep) while another thread holds it.
-    @inlinable @inline(__always)
-    public func lock() {
-        let rc = pthread_mutex_lock(mutex)
-        if rc != 0 { rjLockFailed(rc, "pthread_mutex_lock") }
-    }
-
-    /// Gives the lock back; only the thread that holds it may.
-    @inlinable @inline(__always)
-    public func unlock() {
-        let rc = pthread_mutex_unlock(mutex)
-        if rc != 0 { rjLockFailed(rc, "pthread_mutex_unlock") }
-    }
-
-    /// Runs `body` holding the lock.
+    /// Runs `body` holding the lock, waiting (asleep) while another thread holds it.
     ///
     /// ```swift
     /// let total = lock.withLock { values.reduce(0, +) }
     /// ```
     @inlinable @inline(__always)
-    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock()
-        defer { unlock() }
-        return try body()
+    public borrowing func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        if recursive {
+            let me = currentThreadID()
+            if owner.load(ordering: .relaxed) == me { return try body() }
+            return try locked {
+                owner.store(me, ordering: .relaxed)
+                defer { owner.store(0, ordering: .relaxed) }
+                return try body()
+            }
+        }
+        return try locked(body)
+    }
+
+    @inlinable @inline(__always)
+    borrowing func locked<T>(_ body: () throws -> T) rethrows -> T {
+        try withUnsafePointer(to: mutex) { address in
+            try mutex.withLock { _ in
+                rj_tsan_acquire(address)
+                defer { rj_tsan_release(address) }
+                return try body()
+            }
+        }
     }
 }
 
@@ -103,15 +99,12 @@ public final class RJLockedValue<Value>: @unchecked Sendable {
     }
 }
 
-@inline(__always)
-func rjCheck(_ rc: Int32, _ call: StaticString) {
-    if rc != 0 { rjLockFailed(rc, call) }
-}
-
-/// Stops the program: a lock call failed, so the state it guards can no longer be trusted.
-@usableFromInline @inline(never)
-func rjLockFailed(_ rc: Int32, _ call: StaticString) -> Never {
-    let reason = String(cString: strerror(rc))
-    fatalError("RJLocks: \(call) failed with error \(rc) (\(reason)); a lock was used wrongly "
-        + "(unlocked by a thread that does not hold it, or destroyed while held)")
+/// An id of the calling thread, never 0 (its `pthread_t`).
+@inlinable @inline(__always)
+func currentThreadID() -> UInt {
+    #if canImport(Darwin)
+    return UInt(bitPattern: pthread_self())
+    #else
+    return UInt(pthread_self())
+    #endif
 }

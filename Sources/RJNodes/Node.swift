@@ -98,24 +98,23 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     /// `MutableNode`'s setters and by the transforms feeding this node.
     @inlinable
     final func receive(_ value: Value) {
-        lock.lock()
-        if delivering {
-            // A set from inside this node's own delivery (recursive lock: same thread).
-            queued.append(value)
-            lock.unlock()
-            return
+        lock.withLock {
+            if delivering {
+                // A set from inside this node's own delivery (recursive lock: same thread).
+                queued.append(value)
+                return
+            }
+            delivering = true
+            var next = value
+            while true {
+                slot = .value(next)
+                let current = edges
+                for edge in current { edge.deliver(next) }
+                if queued.isEmpty { break }
+                next = queued.removeFirst()
+            }
+            delivering = false
         }
-        delivering = true
-        var next = value
-        while true {
-            slot = .value(next)
-            let current = edges
-            for edge in current { edge.deliver(next) }
-            if queued.isEmpty { break }
-            next = queued.removeFirst()
-        }
-        delivering = false
-        lock.unlock()
     }
 
     /// Makes the node empty; nothing is delivered.

@@ -128,24 +128,21 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
 
     @inlinable
     func settle(_ result: Outcome) {
-        lock.lock()
-        guard outcome == nil else {
-            lock.unlock()
-            return
+        let inline: [@Sendable (Outcome) -> Void] = lock.withLock {
+            guard outcome == nil else { return [] }
+            outcome = result
+            let first = firstObserver.take()
+            let more = moreObservers
+            moreObservers = []
+            // Queued blocks are dispatched before the lock is released, so that one attached
+            // right after the settling cannot overtake them on a serial queue.
+            var inline: [@Sendable (Outcome) -> Void] = []
+            if let first { Self.deliver(first, result, collecting: &inline) }
+            for observer in more { Self.deliver(observer, result, collecting: &inline) }
+            return inline
         }
-        outcome = result
-        let first = firstObserver.take()
-        let more = moreObservers
-        moreObservers = []
-        // Queued blocks are dispatched before the lock is released, so that one attached right
-        // after the settling cannot overtake them on a serial queue.
-        var inline: [@Sendable (Outcome) -> Void] = []
-        if let first { Self.deliver(first, result, collecting: &inline) }
-        for observer in more { Self.deliver(observer, result, collecting: &inline) }
-        lock.unlock()
         if !inline.isEmpty {
-            let bodies = inline
-            Trampoline.run { for body in bodies { body(result) } }
+            Trampoline.run { for body in inline { body(result) } }
         }
     }
 
@@ -163,28 +160,25 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// right away, still asynchronously, if it has).
     @inlinable
     func observe(on queue: DispatchQueue, _ body: @escaping @Sendable (Outcome) -> Void) {
-        lock.lock()
-        if let outcome {
-            queue.async { body(outcome) }
-            lock.unlock()
-            return
+        lock.withLock {
+            if let outcome {
+                queue.async { body(outcome) }
+                return
+            }
+            append(.queued(queue, body))
         }
-        append(.queued(queue, body))
-        lock.unlock()
     }
 
     /// Runs `body` with the outcome on the thread that settles the promise (now, if it has).
     /// For this module's plumbing: adopting a promise, waiting for one.
     @inlinable
     func observeInline(_ body: @escaping @Sendable (Outcome) -> Void) {
-        lock.lock()
-        if let outcome {
-            lock.unlock()
-            Trampoline.run { body(outcome) }
-            return
+        let settled: Outcome? = lock.withLock {
+            if let outcome { return outcome }
+            append(.inline(body))
+            return nil
         }
-        append(.inline(body))
-        lock.unlock()
+        if let settled { Trampoline.run { body(settled) } }
     }
 
     @inlinable
@@ -212,9 +206,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// The outcome so far, read atomically.
     @inlinable
     var currentOutcome: Outcome? {
-        lock.lock()
-        defer { lock.unlock() }
-        return outcome
+        lock.withLock { outcome }
     }
 
     /// Whether the promise has not settled yet.
