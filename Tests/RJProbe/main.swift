@@ -54,7 +54,7 @@ case "overflow-ucontext":
 case "big-frame":
     // A 40 KiB frame in a 16 KiB stack jumps over a guard smaller than 40 KiB: the default
     // guard (64 KiB) must catch it, with the overflow message.
-    let gen = Generator<Int, Void, Int>(stackSize: 16 * 1024) { _ in Int(rj_probe_big_frame(40)) }
+    let gen = Generator<Int, Void, Int>(stackSize: 16 * 1024) { _ in Int(rj_probe_big_frame()) }
     say("\(String(describing: try? gen.next()))")
 case "write-below-stack", "write-guard-bottom":
     // A write just below the usable stack, or at the lowest byte of the guard.

@@ -2,9 +2,9 @@
 #ifndef RJ_PROBE_SUPPORT_H
 #define RJ_PROBE_SUPPORT_H
 
-/* Calls a function whose frame holds a `kib` KiB local array and writes its
- * lowest byte first: a frame that jumps straight over a guard smaller than it. */
-int rj_probe_big_frame(int kib);
+/* Calls a function whose frame holds a 40 KiB local array and writes its lowest
+ * byte first: a frame that jumps straight over a guard smaller than it. */
+int rj_probe_big_frame(void);
 
 /* Writes one byte at `address`. */
 void rj_probe_poke(void *address);
