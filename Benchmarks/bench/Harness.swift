@@ -17,6 +17,7 @@ struct Options {
             case "--filter":
                 i += 1
                 o.filter = i < args.count ? args[i] : nil
+                if o.filter == nil { usage("--filter needs a name") }
             case "--scale":
                 i += 1
                 o.scale = i < args.count ? Int(args[i]) : nil
@@ -35,61 +36,155 @@ struct Options {
             usage: swift run -c release bench [--quick] [--json] [--filter NAME] [--scale N]
               --quick        fewer samples and a smaller memory row (what CI runs)
               --json         machine-readable output
-              --filter NAME  only rows whose name contains NAME (several: A,B)
+              --filter NAME  only rows whose name contains NAME (several: A,B); a target is
+                             shown when both its rows ran
               --scale N      suspended generators alive at once in the memory row (default 100000)
             """)
         exit(problem == nil ? 0 : 2)
     }
 }
 
-/// One measured row: nanoseconds per operation over repeated samples (or another unit).
-struct Row {
-    var group: String
-    var name: String
-    var unit: String
-    var samples: [Double]
-    var note: String = ""
+/// Progress, on stderr: stdout carries only the table or the JSON.
+func progress(_ text: String) {
+    FileHandle.standardError.write("bench: \(text)\n".data(using: .utf8)!)
+}
 
-    var median: Double {
-        let s = samples.sorted()
-        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+/// One row: a named operation, measured in nanoseconds per operation (or another unit). The
+/// name is written once, here; targets refer to the row itself.
+final class Row {
+    let group: String
+    let name: String
+    let unit: String
+    let note: String
+    let body: ((Int) -> Void)?
+    var samples: [Double] = []
+    /// Operations per sample, chosen so that one sample takes about 20 ms.
+    var batch = 0
+
+    init(_ group: String, _ name: String, note: String = "", unit: String = "ns", _ body: ((Int) -> Void)?) {
+        self.group = group
+        self.name = name
+        self.note = note
+        self.unit = unit
+        self.body = body
     }
+
+    var measured: Bool { !samples.isEmpty }
+    var median: Double { samples.median }
     var min: Double { samples.min() ?? .nan }
     var max: Double { samples.max() ?? .nan }
 }
 
-/// A ratio between two rows of the same run, with the target it is held against.
+extension Array where Element == Double {
+    var median: Double {
+        if isEmpty { return .nan }
+        let s = sorted()
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+}
+
+/// A target held against a ratio of two rows measured in the same rounds (or a row's own
+/// median): the value is the median of the per-round ratios, shown with their range.
 struct Ratio {
     var name: String
     var value: Double
+    var low: Double
+    var high: Double
     var unit: String = "x"
-    var target: String
-    var met: Bool?
+    var target: Double?
+    var targetText: String
+    var met: Bool? { target.map { value <= $0 } }
 }
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-/// Measures `body(n)` (which performs n operations) and returns ns per operation for each
-/// sample, after one warm-up sample. `n` is chosen so a sample takes about `sampleNs`.
-func measure(quick: Bool, sampleNs: Double = 20_000_000, _ body: (Int) -> Void) -> [Double] {
-    // Calibrate on a small run.
+/// Runs the benchmark: rows in interleaved sets, the targets between them.
+@MainActor
+final class Bench {
+    let options: Options
+    private(set) var rows: [Row] = []
+    private(set) var ratios: [Ratio] = []
+    private var anyWanted = false
+
+    init(options: Options) {
+        self.options = options
+    }
+
+    var samplesPerRow: Int { options.quick ? 5 : 15 }
+
+    func wanted(_ name: String) -> Bool {
+        guard let f = options.filter else { return true }
+        return f.split(separator: ",").contains { name.localizedCaseInsensitiveContains($0) }
+    }
+
+    /// Measures the wanted rows of `set` in rounds, A, B, C, A, B, C, ... (the way a paired
+    /// benchmark does it), so that a burst of noise hits every row of the set, and the
+    /// per-round ratios of two rows stay comparable.
+    func measure(_ set: [Row]) {
+        let chosen = set.filter { $0.body != nil && wanted($0.name) }
+        guard !chosen.isEmpty else { return }
+        anyWanted = true
+        progress("\(chosen[0].group): \(chosen.count) row(s), \(samplesPerRow) rounds")
+        for row in chosen {
+            row.batch = calibrate(row.body!)
+            row.body!(row.batch)  // warm-up
+        }
+        for round in 0..<samplesPerRow {
+            for row in chosen {
+                let t0 = now()
+                row.body!(row.batch)
+                row.samples.append(Double(now() - t0) / Double(row.batch))
+            }
+            if round % 5 == 4 { progress("  round \(round + 1)/\(samplesPerRow)") }
+        }
+        rows.append(contentsOf: chosen)
+    }
+
+    /// A row measured once by its own code (memory figures).
+    func record(_ row: Row, _ value: Double) {
+        anyWanted = true
+        row.samples = [value]
+        rows.append(row)
+    }
+
+    /// `a / b`, per round, held against `target` (nil: for information). `label` names the
+    /// target in the table (the rows' own names are long).
+    func ratio(_ label: String, _ a: Row, over b: Row, target: Double?, _ text: String? = nil) {
+        guard a.measured, b.measured, a.samples.count == b.samples.count else { return }
+        let perRound = zip(a.samples, b.samples).map { $0 / $1 }
+        ratios.append(Ratio(
+            name: label, value: perRound.median, low: perRound.min() ?? .nan,
+            high: perRound.max() ?? .nan, target: target,
+            targetText: text ?? target.map { String(format: "<= %.2fx", $0) } ?? "(information)"))
+    }
+
+    /// A row's own median held against a bound.
+    func bound(_ a: Row, _ name: String, below target: Double) {
+        guard a.measured else { return }
+        ratios.append(Ratio(name: name, value: a.median, low: a.min, high: a.max, unit: a.unit, target: target,
+                            targetText: "<= \(format(target, unit: a.unit))"))
+    }
+
+    /// Exits with a message when `--filter` matched nothing.
+    func checkSomethingRan() {
+        if !anyWanted {
+            progress("--filter \(options.filter ?? "") matched no row")
+            exit(2)
+        }
+    }
+}
+
+/// Picks `n` so that `body(n)` takes about `sampleNs`.
+func calibrate(_ body: (Int) -> Void, sampleNs: Double = 20_000_000) -> Int {
     var n = 64
     while true {
         let t0 = now()
         body(n)
         let dt = Double(now() - t0)
         if dt > sampleNs / 20 || n >= 1 << 26 {
-            n = Swift.max(1, Int(Double(n) * sampleNs / Swift.max(dt, 1)))
-            break
+            return Swift.max(1, Int(Double(n) * sampleNs / Swift.max(dt, 1)))
         }
         n *= 4
-    }
-    body(n)  // warm-up
-    let count = quick ? 5 : 15
-    return (0..<count).map { _ in
-        let t0 = now()
-        body(n)
-        return Double(now() - t0) / Double(n)
     }
 }
 
@@ -100,7 +195,7 @@ func format(_ v: Double, unit: String) -> String {
         if v >= 100_000 { return String(format: "%.1f us", v / 1000) }
         return String(format: "%.1f ns", v)
     case "KiB": return String(format: "%.2f KiB", v)
-    case "s": return String(format: "%.2f s", v)
+    case "x": return String(format: "%.2fx", v)
     default: return String(format: "%.2f %@", v, unit)
     }
 }
@@ -108,49 +203,87 @@ func format(_ v: Double, unit: String) -> String {
 func printTable(_ rows: [Row], _ ratios: [Ratio], header: [String]) {
     for line in header { print(line) }
     print("")
-    let nameWidth = Swift.max(40, (rows.map { $0.name.count }.max() ?? 0) + 2)
-    var group = ""
+    // Wide enough for every label, rows and targets alike: a long label never pushes the
+    // figures out of their column.
+    let nameWidth = (rows.map(\.name.count) + ratios.map(\.name.count) + [38]).max()! + 2
     func pad(_ s: String, _ w: Int) -> String { s.count >= w ? s : s + String(repeating: " ", count: w - s.count) }
     func lpad(_ s: String, _ w: Int) -> String { s.count >= w ? s : String(repeating: " ", count: w - s.count) + s }
+    var group = ""
     print(pad("row", nameWidth) + lpad("median", 12) + lpad("min", 12) + lpad("max", 12) + "  note")
     for r in rows {
         if r.group != group {
             group = r.group
             print("-- \(group)")
         }
-        print(
-            pad(r.name, nameWidth) + lpad(format(r.median, unit: r.unit), 12) + lpad(format(r.min, unit: r.unit), 12)
+        print(pad(r.name, nameWidth) + lpad(format(r.median, unit: r.unit), 12) + lpad(format(r.min, unit: r.unit), 12)
                 + lpad(format(r.max, unit: r.unit), 12) + (r.note.isEmpty ? "" : "  \(r.note)"))
     }
     if !ratios.isEmpty {
         print("")
-        print("-- targets (from the medians of this run)")
+        print("-- targets (median of the per-round ratios of this run, with their range)")
+        print(pad("target", nameWidth) + lpad("median", 12) + lpad("min", 12) + lpad("max", 12) + "  verdict")
         for q in ratios {
             let verdict = q.met.map { $0 ? "met" : "NOT met" } ?? ""
-            let shown = q.unit == "x" ? String(format: "%.2fx", q.value) : format(q.value, unit: q.unit)
-            print(pad(q.name, nameWidth) + lpad(shown, 12) + "  target \(q.target) \(verdict)")
+            print(pad(q.name, nameWidth) + lpad(format(q.value, unit: q.unit), 12) + lpad(format(q.low, unit: q.unit), 12)
+                    + lpad(format(q.high, unit: q.unit), 12) + "  \(q.targetText) \(verdict)")
         }
     }
 }
 
-func printJSON(_ rows: [Row], _ ratios: [Ratio], meta: [String: String]) {
-    func esc(_ s: String) -> String {
-        s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+/// A JSON value, written with numbers as numbers and booleans as booleans.
+enum JSON {
+    case string(String), number(Double), bool(Bool), null, array([JSON]), object([(String, JSON)])
+
+    static func num(_ v: Double) -> JSON { v.isFinite ? .number(v) : .null }
+
+    func render(_ indent: String = "") -> String {
+        switch self {
+        case .string(let s):
+            var out = "\""
+            for ch in s.unicodeScalars {
+                switch ch {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                default:
+                    if ch.value < 0x20 { out += String(format: "\\u%04x", ch.value) } else { out.unicodeScalars.append(ch) }
+                }
+            }
+            return out + "\""
+        case .number(let v):
+            return v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(format: "%.3f", v)
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
+        case .array(let items):
+            if items.isEmpty { return "[]" }
+            let inner = indent + "  "
+            return "[\n" + items.map { inner + $0.render(inner) }.joined(separator: ",\n") + "\n\(indent)]"
+        case .object(let fields):
+            if fields.isEmpty { return "{}" }
+            let inner = indent + "  "
+            return "{\n" + fields.map { inner + JSON.string($0.0).render() + ": " + $0.1.render(inner) }
+                .joined(separator: ",\n") + "\n\(indent)}"
+        }
     }
-    func num(_ v: Double) -> String { v.isFinite ? String(format: "%.3f", v) : "null" }
-    var out = "{\n  \"meta\": {"
-    out += meta.sorted { $0.key < $1.key }.map { "\"\(esc($0.key))\": \"\(esc($0.value))\"" }.joined(separator: ", ")
-    out += "},\n  \"rows\": [\n"
-    out += rows.map { r in
-        "    {\"group\": \"\(esc(r.group))\", \"name\": \"\(esc(r.name))\", \"unit\": \"\(r.unit)\", "
-            + "\"median\": \(num(r.median)), \"min\": \(num(r.min)), \"max\": \(num(r.max)), "
-            + "\"samples\": \(r.samples.count), \"note\": \"\(esc(r.note))\"}"
-    }.joined(separator: ",\n")
-    out += "\n  ],\n  \"ratios\": [\n"
-    out += ratios.map { q in
-        "    {\"name\": \"\(esc(q.name))\", \"value\": \(num(q.value)), \"unit\": \"\(q.unit)\", \"target\": \"\(esc(q.target))\", "
-            + "\"met\": \(q.met.map { $0 ? "true" : "false" } ?? "null")}"
-    }.joined(separator: ",\n")
-    out += "\n  ]\n}"
-    print(out)
+}
+
+func printJSON(_ rows: [Row], _ ratios: [Ratio], meta: [(String, JSON)]) {
+    let doc = JSON.object([
+        ("meta", .object(meta)),
+        ("rows", .array(rows.map { r in
+            .object([
+                ("group", .string(r.group)), ("name", .string(r.name)), ("unit", .string(r.unit)),
+                ("median", .num(r.median)), ("min", .num(r.min)), ("max", .num(r.max)),
+                ("samples", .number(Double(r.samples.count))), ("note", .string(r.note)),
+            ])
+        })),
+        ("targets", .array(ratios.map { q in
+            .object([
+                ("name", .string(q.name)), ("value", .num(q.value)), ("min", .num(q.low)), ("max", .num(q.high)),
+                ("unit", .string(q.unit)), ("target", q.target.map(JSON.num) ?? .null),
+                ("met", q.met.map(JSON.bool) ?? .null),
+            ])
+        })),
+    ])
+    print(doc.render())
 }

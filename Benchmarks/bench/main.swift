@@ -11,7 +11,7 @@ import RJNodes
 import RJPromises
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
-var rows: [Row] = []
+let bench = Bench(options: options)
 var header: [String] = []
 
 /// `assert` runs only in unoptimised builds: the classic way to ask how this was built.
@@ -29,32 +29,21 @@ header.append("backend: \(RJRuntime.contextBackend)   guard: \(RJRuntime.guardUs
 header.append("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)")
 if !optimized {
     header.append("WARNING: built without optimisation; run `swift run -c release bench` for real figures")
-    FileHandle.standardError.write("bench: WARNING: debug build, figures are not representative\n".data(using: .utf8)!)
+    progress("WARNING: debug build, figures are not representative")
 }
 
 @inline(never)
 func blackHole<T>(_ x: T) {}
 
-func wanted(_ name: String) -> Bool {
-    guard let f = options.filter else { return true }
-    return f.split(separator: ",").contains { name.localizedCaseInsensitiveContains($0) }
-}
+// ---- Context switch, and what costs about one ---------------------------------------------
+// One interleaved set: every target below that compares two of these rows takes both from the
+// same rounds.
 
-@MainActor func add(_ group: String, _ name: String, note: String = "", _ body: (Int) -> Void) {
-    guard wanted(name) else { return }
-    rows.append(Row(group: group, name: name, unit: "ns", samples: measure(quick: options.quick, body), note: note))
-}
+let switchGroup = "context switch (one round trip: resume + yield) and its neighbours"
 
-// ---- Context switch --------------------------------------------------------------------
-
-let switchGroup = "context switch (one round trip: resume + yield)"
-
-if rj_fast_backend_available() != 0 {
-    add(switchGroup, "C floor: raw fast switch", note: "assembly only, no bookkeeping") { n in
-        blackHole(rj_bench_raw_round_trip(RJ_BACKEND_FAST, UInt64(n)))
-    }
-}
-add(switchGroup, "C floor: raw swapcontext", note: "two swapcontext calls") { n in
+let rawFast = Row(switchGroup, "C floor: raw fast switch", note: "assembly only, no bookkeeping",
+                  rj_fast_backend_available() != 0 ? { n in blackHole(rj_bench_raw_round_trip(RJ_BACKEND_FAST, UInt64(n))) } : nil)
+let rawUContext = Row(switchGroup, "C floor: raw swapcontext", note: "two swapcontext calls") { n in
     blackHole(rj_bench_raw_round_trip(RJ_BACKEND_UCONTEXT, UInt64(n)))
 }
 
@@ -75,26 +64,54 @@ func generatorRoundTrip(ucontext: Bool) -> (Int) -> Void {
     }
 }
 
-add(switchGroup, "Generator<Int, Int, Void>.next(i)", note: RJRuntime.contextBackend, generatorRoundTrip(ucontext: false))
-add(switchGroup, "Generator.next(i), ucontext backend", note: "same binary, RJRuntime.useUContextBackend",
-    generatorRoundTrip(ucontext: true))
+let generatorNext = Row(switchGroup, "Generator<Int, Int, Void>.next(i)", note: RJRuntime.contextBackend,
+                        generatorRoundTrip(ucontext: false))
+let generatorNextUContext = Row(switchGroup, "Generator.next(i), ucontext backend",
+                                note: "same binary, RJRuntime.useUContextBackend", generatorRoundTrip(ucontext: true))
 
-do {
-    let it = RJIterator {
-        var x: Any? = 0
-        while true { x = rj_yield(x) }
-    }
-    _ = it.next()
-    add(switchGroup, "RJIterator.next(v)") { n in
-        for i in 0..<n { blackHole(it.next(i)) }
+let seedIterator = RJIterator {
+    var x: Any? = 0
+    while true { x = rj_yield(x) }
+}
+_ = seedIterator.next()
+let rjIteratorNext = Row(switchGroup, "RJIterator.next(v)", note: "an Int as Any?, in and out") { n in
+    for i in 0..<n { blackHole(seedIterator.next(i)) }
+}
+
+let createRunRelease = Row(switchGroup, "create + first next + release (pooled)", note: "body returns at once") { n in
+    for i in 0..<n {
+        let g = Generator<Int, Void, Int> { _ in i }
+        blackHole(try! g.next())
     }
 }
 
-// ---- What a Swift user would pick instead ------------------------------------------------
+let asyncGroup = "rj_async / rj_await (per await)"
+let bodyQueue = DispatchQueue(label: "bench.async.body")
+let otherQueue = DispatchQueue(label: "bench.async.other")
 
-let altGroup = "alternatives (same hand-off: one value out, one back)"
+/// Runs `body` in rj_async on `bodyQueue` and waits until it has finished.
+func runAsyncBody(_ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    rj_async(on: bodyQueue, body).finally { done.signal() }
+    done.wait()
+}
 
-add(altGroup, "AsyncStream: per element", note: "unbounded buffer, producer and consumer tasks") { n in
+let awaitCompleted = Row(switchGroup, "rj_await of an already-completed task", note: "callback called inside the task closure") { n in
+    runAsyncBody {
+        var sum = 0
+        for i in 0..<n { sum &+= rj_await { callback in callback(i, nil) }.value as! Int }
+        blackHole(sum)
+    }
+}
+let awaitFulfilled = Row(switchGroup, "rj_await of a fulfilled promise") { n in
+    runAsyncBody {
+        var sum = 0
+        for i in 0..<n { sum &+= rj_await(Promise(i)).value as! Int }
+        blackHole(sum)
+    }
+}
+
+let asyncStream = Row(switchGroup, "AsyncStream: per element", note: "unbounded buffer, producer and consumer tasks") { n in
     let done = DispatchSemaphore(value: 0)
     Task.detached {
         let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .unbounded)
@@ -111,7 +128,7 @@ add(altGroup, "AsyncStream: per element", note: "unbounded buffer, producer and 
     done.wait()
 }
 
-add(altGroup, "withCheckedContinuation suspend/resume", note: "resumed at once, in a task") { n in
+let checkedContinuation = Row(switchGroup, "withCheckedContinuation suspend/resume", note: "resumed at once, in a task") { n in
     let done = DispatchSemaphore(value: 0)
     Task.detached {
         var sum = 0
@@ -130,57 +147,52 @@ final class PingPong: @unchecked Sendable {
     var stop = false
     var value = 0
 }
-
-if wanted("thread + two semaphores") {
-    let pp = PingPong()
-    let thread = Thread {
+let pingPong = PingPong()
+let semaphores = Row(switchGroup, "thread + two semaphores", note: "ping-pong between two threads") { n in
+    for _ in 0..<n {
+        pingPong.ping.signal()
+        pingPong.pong.wait()
+    }
+}
+if bench.wanted(semaphores.name) {
+    Thread {
         while true {
-            pp.ping.wait()
-            if pp.stop { break }
-            pp.value &+= 1
-            pp.pong.signal()
+            pingPong.ping.wait()
+            if pingPong.stop { break }
+            pingPong.value &+= 1
+            pingPong.pong.signal()
         }
-    }
-    thread.start()
-    add(altGroup, "thread + two semaphores", note: "ping-pong between two threads") { n in
-        for _ in 0..<n {
-            pp.ping.signal()
-            pp.pong.wait()
-        }
-    }
-    pp.stop = true
-    pp.ping.signal()
+    }.start()
+}
+
+bench.measure([rawFast, rawUContext, generatorNext, generatorNextUContext, rjIteratorNext, createRunRelease,
+               awaitCompleted, awaitFulfilled, asyncStream, checkedContinuation, semaphores])
+if bench.wanted(semaphores.name) {
+    pingPong.stop = true
+    pingPong.ping.signal()
 }
 
 // ---- Lifecycle --------------------------------------------------------------------------
 
 let lifeGroup = "lifecycle"
 
-add(lifeGroup, "create + first next + release (pooled)", note: "body returns at once") { n in
-    for i in 0..<n {
-        let g = Generator<Int, Void, Int> { _ in i }
-        blackHole(try! g.next())
-    }
-}
-
-add(lifeGroup, "create + next + release while suspended", note: "release closes the body: one more switch") { n in
+let createSuspendedRelease = Row(lifeGroup, "create + next + release while suspended",
+                                 note: "release closes the body: one more switch") { n in
     for i in 0..<n {
         let g = Generator<Int, Void, Void> { y in try y.yield(i) }
         blackHole(try! g.next())
     }
 }
-
-if wanted("create + first next + release (no pool)") {
+let createNoPool = Row(lifeGroup, "create + first next + release (no pool)", note: "mmap + guard + munmap each time") { n in
     let savedLimit = RJRuntime.stackPoolLimit
     RJRuntime.stackPoolLimit = 0
-    add(lifeGroup, "create + first next + release (no pool)", note: "mmap + guard + munmap each time") { n in
-        for i in 0..<n {
-            let g = Generator<Int, Void, Int> { _ in i }
-            blackHole(try! g.next())
-        }
+    defer { RJRuntime.stackPoolLimit = savedLimit }
+    for i in 0..<n {
+        let g = Generator<Int, Void, Int> { _ in i }
+        blackHole(try! g.next())
     }
-    RJRuntime.stackPoolLimit = savedLimit
 }
+bench.measure([createSuspendedRelease, createNoPool])
 
 // ---- Memory -----------------------------------------------------------------------------
 
@@ -191,10 +203,10 @@ func residentBytes() -> Int {
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
-var memoryScale = options.scale ?? (options.quick ? 20_000 : 100_000)
-var memoryPerGenerator = Double.nan
-let memName = "resident memory per suspended generator"
-if wanted(memName), residentBytes() >= 0 {
+let memoryScale = options.scale ?? (options.quick ? 20_000 : 100_000)
+let memoryRow = Row("memory", "resident memory per suspended generator", unit: "KiB", nil)
+if bench.wanted(memoryRow.name), residentBytes() >= 0 {
+    progress("memory: \(memoryScale) suspended generators")
     let n = memoryScale
     RJRuntime.drainStackPool()
     var gens: [Generator<Int, Void, Void>] = []
@@ -222,14 +234,15 @@ if wanted(memName), residentBytes() >= 0 {
     gens.removeAll()
     let released = Double(now() - t1)
     RJRuntime.drainStackPool()
-    memoryPerGenerator = Double(after - before) / Double(Swift.max(alive, 1)) / 1024
     var note = "\(alive) alive at once"
     if let failure { note += "; stopped: \(failure)" }
-    rows.append(Row(group: "memory", name: memName, unit: "KiB", samples: [memoryPerGenerator], note: note))
-    rows.append(Row(group: "memory", name: "create + first next, \(alive) kept alive", unit: "ns",
-                    samples: [created / Double(Swift.max(alive, 1))], note: "per generator"))
-    rows.append(Row(group: "memory", name: "release of \(alive) suspended generators", unit: "ns",
-                    samples: [released / Double(Swift.max(alive, 1))], note: "per generator, closes each body"))
+    let perGenerator = Row("memory", memoryRow.name, note: note, unit: "KiB", nil)
+    bench.record(perGenerator, Double(after - before) / Double(Swift.max(alive, 1)) / 1024)
+    bench.record(Row("memory", "create + first next, \(alive) kept alive", note: "per generator", nil),
+                 created / Double(Swift.max(alive, 1)))
+    bench.record(Row("memory", "release of \(alive) suspended generators", note: "per generator, closes each body", nil),
+                 released / Double(Swift.max(alive, 1)))
+    bench.bound(perGenerator, "resident memory per suspended generator", below: 10)
 }
 
 // ---- Promises: google/promises' own benchmark, with GCD beside it ------------------------
@@ -238,42 +251,42 @@ let promiseGroup = "promises (google/promises' benchmark; per run)"
 let serialQueue = DispatchQueue(label: "bench.promises.serial")
 let concurrentQueue = DispatchQueue(label: "bench.promises.concurrent", attributes: .concurrent)
 
-add(promiseGroup, "GCD: 1 queue.async, then signal") { n in
+let gcd1 = Row(promiseGroup, "GCD: 1 queue.async, then signal") { n in
     let done = DispatchSemaphore(value: 0)
     for _ in 0..<n {
         serialQueue.async { done.signal() }
         done.wait()
     }
 }
-add(promiseGroup, "resolved promise + 1 then", note: "serial queue, the then signals") { n in
+let promise1 = Row(promiseGroup, "resolved promise + 1 then", note: "serial queue, the then signals") { n in
     let done = DispatchSemaphore(value: 0)
     for i in 0..<n {
         Promise(i).then(on: serialQueue) { _ in done.signal() }
         done.wait()
     }
 }
-add(promiseGroup, "GCD: 2 nested queue.async") { n in
+let gcd2 = Row(promiseGroup, "GCD: 2 nested queue.async") { n in
     let done = DispatchSemaphore(value: 0)
     for _ in 0..<n {
         serialQueue.async { serialQueue.async { done.signal() } }
         done.wait()
     }
 }
-add(promiseGroup, "resolved promise + 2 thens") { n in
+let promise2 = Row(promiseGroup, "resolved promise + 2 thens") { n in
     let done = DispatchSemaphore(value: 0)
     for i in 0..<n {
         Promise(i).then(on: serialQueue) { $0 + 1 }.then(on: serialQueue) { _ in done.signal() }
         done.wait()
     }
 }
-add(promiseGroup, "GCD: 3 nested queue.async") { n in
+let gcd3 = Row(promiseGroup, "GCD: 3 nested queue.async") { n in
     let done = DispatchSemaphore(value: 0)
     for _ in 0..<n {
         serialQueue.async { serialQueue.async { serialQueue.async { done.signal() } } }
         done.wait()
     }
 }
-add(promiseGroup, "resolved promise + 3 thens") { n in
+let promise3 = Row(promiseGroup, "resolved promise + 3 thens") { n in
     let done = DispatchSemaphore(value: 0)
     for i in 0..<n {
         Promise(i).then(on: serialQueue) { $0 + 1 }.then(on: serialQueue) { $0 + 1 }
@@ -292,7 +305,7 @@ func inBatches(_ n: Int, _ batch: (Int) -> Void) {
     }
 }
 
-add(promiseGroup, "GCD: 10,000 blocks on a concurrent queue", note: "per block; group wait") { n in
+let gcdMany = Row(promiseGroup, "GCD: 10,000 blocks on a concurrent queue", note: "per block; group wait") { n in
     inBatches(n) { size in
         let group = DispatchGroup()
         for _ in 0..<size {
@@ -302,7 +315,7 @@ add(promiseGroup, "GCD: 10,000 blocks on a concurrent queue", note: "per block; 
         group.wait()
     }
 }
-add(promiseGroup, "10,000 pending promises + then, resolved in a loop", note: "per promise; concurrent queue") { n in
+let promiseMany = Row(promiseGroup, "10,000 pending promises + then, resolved in a loop", note: "per promise; concurrent queue") { n in
     inBatches(n) { size in
         let group = DispatchGroup()
         var promises: [Promise<Int>] = []
@@ -317,28 +330,11 @@ add(promiseGroup, "10,000 pending promises + then, resolved in a loop", note: "p
         group.wait()
     }
 }
+for (a, b) in [(gcd1, promise1), (gcd2, promise2), (gcd3, promise3), (gcdMany, promiseMany)] { bench.measure([a, b]) }
 
-// ---- rj_async / rj_await ----------------------------------------------------------------
+// ---- rj_await across queues ---------------------------------------------------------------
 
-let asyncGroup = "rj_async / rj_await (per await)"
-let bodyQueue = DispatchQueue(label: "bench.async.body")
-let otherQueue = DispatchQueue(label: "bench.async.other")
-
-/// Runs `body` in rj_async on `bodyQueue` and waits until it has finished.
-func runAsyncBody(_ body: @escaping @Sendable () -> Void) {
-    let done = DispatchSemaphore(value: 0)
-    rj_async(on: bodyQueue, body).finally { done.signal() }
-    done.wait()
-}
-
-add(asyncGroup, "rj_await of an already-completed task", note: "callback called inside the task closure") { n in
-    runAsyncBody {
-        var sum = 0
-        for i in 0..<n { sum &+= rj_await { callback in callback(i, nil) }.value as! Int }
-        blackHole(sum)
-    }
-}
-add(asyncGroup, "rj_await of a callback fired on another queue", note: "the hop there and back") { n in
+let awaitHop = Row(asyncGroup, "rj_await of a callback fired on another queue", note: "the hop there and back") { n in
     runAsyncBody {
         var sum = 0
         for i in 0..<n {
@@ -347,7 +343,7 @@ add(asyncGroup, "rj_await of a callback fired on another queue", note: "the hop 
         blackHole(sum)
     }
 }
-add(asyncGroup, "bare DispatchQueue.async round trip", note: "body queue -> other queue -> body queue") { n in
+let bareHop = Row(asyncGroup, "bare DispatchQueue.async round trip", note: "body queue -> other queue -> body queue") { n in
     let done = DispatchSemaphore(value: 0)
     final class Hops: @unchecked Sendable {
         let n: Int
@@ -365,7 +361,7 @@ add(asyncGroup, "bare DispatchQueue.async round trip", note: "body queue -> othe
     bodyQueue.async { hops.step(0) }
     done.wait()
 }
-add(asyncGroup, "withCheckedContinuation, same flow", note: "a task awaiting a callback on another queue") { n in
+let continuationHop = Row(asyncGroup, "withCheckedContinuation, same flow", note: "a task awaiting a callback on another queue") { n in
     let done = DispatchSemaphore(value: 0)
     Task.detached {
         var sum = 0
@@ -379,13 +375,7 @@ add(asyncGroup, "withCheckedContinuation, same flow", note: "a task awaiting a c
     }
     done.wait()
 }
-add(asyncGroup, "rj_await of a fulfilled promise") { n in
-    runAsyncBody {
-        var sum = 0
-        for i in 0..<n { sum &+= rj_await(Promise(i)).value as! Int }
-        blackHole(sum)
-    }
-}
+bench.measure([awaitHop, bareHop, continuationHop])
 
 // ---- Reactive nodes: EasyReact's benchmark ----------------------------------------------
 
@@ -393,7 +383,7 @@ let nodeGroup = "reactive nodes (per value set)"
 final class BenchOwner: Sendable {}
 let nodeOwner = BenchOwner()
 
-add(nodeGroup, "floor: 10 closures called directly", note: "what a listener call cannot beat") { n in
+let directCalls = Row(nodeGroup, "floor: 10 closures called directly", note: "what a listener call cannot beat") { n in
     final class Sink: @unchecked Sendable { var sum = 0 }
     let sink = Sink()
     let closures: [@Sendable (Int) -> Void] = (0..<10).map { k in { sink.sum &+= $0 &+ k } }
@@ -402,7 +392,7 @@ add(nodeGroup, "floor: 10 closures called directly", note: "what a listener call
     }
     blackHole(sink.sum)
 }
-add(nodeGroup, "node with 10 listeners") { n in
+let nodeListeners = Row(nodeGroup, "node with 10 listeners") { n in
     final class Sink: @unchecked Sendable { var sum = 0 }
     let sink = Sink()
     let node = MutableNode(0)
@@ -412,7 +402,7 @@ add(nodeGroup, "node with 10 listeners") { n in
     for l in listening { l.cancel() }
     blackHole(sink.sum)
 }
-add(nodeGroup, "node -> map -> filter with 10 listeners") { n in
+let nodeChain = Row(nodeGroup, "node -> map -> filter with 10 listeners") { n in
     final class Sink: @unchecked Sendable { var sum = 0 }
     let sink = Sink()
     let node = MutableNode(0)
@@ -423,55 +413,36 @@ add(nodeGroup, "node -> map -> filter with 10 listeners") { n in
     for l in listening { l.cancel() }
     blackHole(sink.sum)
 }
+bench.measure([directCalls, nodeListeners, nodeChain])
+
+bench.checkSomethingRan()
 
 // ---- Targets ----------------------------------------------------------------------------
 
-@MainActor func median(_ name: String) -> Double? { rows.first { $0.name == name }?.median }
-var ratios: [Ratio] = []
-if let g = median("Generator<Int, Int, Void>.next(i)"), let c = median("C floor: raw fast switch") {
-    ratios.append(Ratio(name: "Generator.next / raw fast switch", value: g / c, target: "<= 1.5x", met: g / c <= 1.5))
+bench.ratio("Generator.next / raw fast switch", generatorNext, over: rawFast, target: 1.3)
+bench.ratio("RJIterator.next / Generator.next", rjIteratorNext, over: generatorNext, target: 2.0)
+bench.ratio("create + run + release / raw fast switch", createRunRelease, over: rawFast, target: 5.0)
+bench.ratio("rj_await, completed task / Generator.next", awaitCompleted, over: generatorNext, target: 8.0)
+bench.ratio("rj_await, fulfilled promise / Generator.next", awaitFulfilled, over: generatorNext, target: 8.0)
+bench.ratio("Generator.next, ucontext / raw swapcontext", generatorNextUContext, over: rawUContext, target: nil)
+for (label, alternative) in [("AsyncStream", asyncStream), ("withCheckedContinuation", checkedContinuation),
+                             ("thread + semaphores", semaphores)] {
+    bench.ratio("\(label) / Generator.next", alternative, over: generatorNext, target: nil,
+                "(information: > 1 means Generator is faster)")
 }
-if let g = median("Generator.next(i), ucontext backend"), let c = median("C floor: raw swapcontext") {
-    ratios.append(Ratio(name: "Generator.next (ucontext) / raw swapcontext", value: g / c, target: "(information)", met: nil))
-}
-if let g = median("Generator<Int, Int, Void>.next(i)") {
-    for alt in ["AsyncStream: per element", "withCheckedContinuation suspend/resume", "thread + two semaphores"] {
-        if let a = median(alt) {
-            ratios.append(Ratio(name: "\(alt) / Generator.next", value: a / g, target: "(information: >1 means Generator is faster)", met: nil))
-        }
-    }
-}
-for (promise, gcd, target) in [
-    ("resolved promise + 1 then", "GCD: 1 queue.async, then signal", 1.25),
-    ("resolved promise + 2 thens", "GCD: 2 nested queue.async", 1.5),
-    ("resolved promise + 3 thens", "GCD: 3 nested queue.async", 1.5),
-    ("10,000 pending promises + then, resolved in a loop", "GCD: 10,000 blocks on a concurrent queue", 2.0),
-] {
-    if let p = median(promise), let g = median(gcd) {
-        ratios.append(Ratio(name: "\(promise) / GCD", value: p / g, target: String(format: "<= %.2fx", target), met: p / g <= target))
-    }
-}
-if let hop = median("rj_await of a callback fired on another queue"), let bare = median("bare DispatchQueue.async round trip") {
-    ratios.append(Ratio(name: "rj_await hop / bare DispatchQueue.async round trip", value: hop / bare,
-                        target: "<= 1.30x", met: hop / bare <= 1.3))
-}
-if let node = median("node with 10 listeners"), let floor = median("floor: 10 closures called directly") {
-    ratios.append(Ratio(name: "node with 10 listeners / direct calls", value: node / floor, target: "<= 3.00x",
-                        met: node / floor <= 3))
-}
-if let c = median("create + first next + release (pooled)") {
-    ratios.append(Ratio(name: "create + run + release (pooled)", value: c, unit: "ns", target: "< 200 ns", met: c < 200))
-}
-if memoryPerGenerator.isFinite {
-    ratios.append(Ratio(name: "resident memory per suspended generator", value: memoryPerGenerator, unit: "KiB",
-                        target: "<= 10 KiB", met: memoryPerGenerator <= 10))
-}
+bench.ratio("promise + 1 then / GCD", promise1, over: gcd1, target: 1.25)
+bench.ratio("promise + 2 thens / GCD", promise2, over: gcd2, target: 1.5)
+bench.ratio("promise + 3 thens / GCD", promise3, over: gcd3, target: 1.5)
+bench.ratio("10,000 pending promises / GCD", promiseMany, over: gcdMany, target: 1.5)
+bench.ratio("rj_await hop / bare round trip", awaitHop, over: bareHop, target: 1.2)
+bench.ratio("node, 10 listeners / direct calls", nodeListeners, over: directCalls, target: nil,
+            "(information: must not grow; was 2.5x-4x)")
 
 if options.json {
-    printJSON(rows, ratios, meta: [
-        "backend": RJRuntime.contextBackend, "optimized": optimized ? "yes" : "no",
-        "quick": options.quick ? "yes" : "no", "scale": "\(memoryScale)",
+    printJSON(bench.rows, bench.ratios, meta: [
+        ("backend", .string(RJRuntime.contextBackend)), ("optimized", .bool(optimized)), ("quick", .bool(options.quick)),
+        ("scale", .number(Double(memoryScale))), ("machine", .string(header[2])),
     ])
 } else {
-    printTable(rows, ratios, header: header)
+    printTable(bench.rows, bench.ratios, header: header)
 }

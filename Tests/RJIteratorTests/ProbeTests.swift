@@ -153,6 +153,7 @@ final class ProbeTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("first 1"), r.stdout)
         XCTAssertTrue(r.stdout.contains("live while suspended +1"), r.stdout)
         XCTAssertTrue(r.stdout.contains("live after release +0"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("iterator freed: true"), r.stdout)
         XCTAssertEqual(r.status, 0, r.stderr)
     }
 

@@ -166,12 +166,15 @@ case "seed-abandon":
     // A suspended RJIterator released: its stack goes back, what its frames held is leaked
     // (documented: rj_yield cannot throw, so the body cannot unwind).
     let liveBefore = RJRuntime.liveStackCount
+    weak var weakIterator: RJIterator?
     do {
         let it = RJIterator { rj_yield(1); rj_yield(2); return nil }
+        weakIterator = it
         say("first \(it.next().value as? Int ?? -1)")
         say("live while suspended +\(RJRuntime.liveStackCount - liveBefore)")
     }
     say("live after release +\(RJRuntime.liveStackCount - liveBefore)")
+    say("iterator freed: \(weakIterator == nil)")
 case "node-take-negative":
     _ = MutableNode(1).take(-1)
 case "node-skip-negative":

@@ -32,6 +32,19 @@ extension Generator {
         case close          // delegation's close: completes with `.closed`
     }
 
+    /// `next(input)`: the hot path, a suspended generator resumed with a value, without
+    /// building an `Operation` (whose payloads, a `Return` among them, cost value-witness
+    /// calls to copy). Everything else goes through `perform`.
+    @inlinable @inline(__always)
+    func resumeWith(_ input: Input) throws -> GeneratorStep<Element, Return> {
+        let (took, _) = stateWord.compareExchange(
+            expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
+        guard took else { return try perform(.next(input)) }
+        // The body's slot holds nil (see `suspend`).
+        inbox.unsafelyUnwrapped.assumingMemoryBound(to: ResumeSignal<Input>?.self).initialize(to: .value(input))
+        return try run(coro.unsafelyUnwrapped)
+    }
+
     /// Every public operation: take the state word, resume or settle, give it back.
     @inlinable
     func perform(_ operation: Operation) throws -> GeneratorStep<Element, Return> {

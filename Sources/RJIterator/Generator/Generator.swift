@@ -94,7 +94,7 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// ```
     @inlinable @discardableResult
     public func next(_ input: Input) throws -> GeneratorStep<Element, Return> {
-        try perform(.next(input))
+        try resumeWith(input)
     }
 
     /// Finishes the generator early with `value`: the suspended `yield` throws a private exit
@@ -153,6 +153,6 @@ extension Generator where Input == Void {
     /// ```
     @inlinable @discardableResult
     public func next() throws -> GeneratorStep<Element, Return> {
-        try perform(.next(()))
+        try resumeWith(())
     }
 }

@@ -150,8 +150,9 @@ public class _RJCoroutineHost {
     /// The object built on this generator by a layer above (unretained: that object owns the
     /// generator), so that code running in the body can find it through the running
     /// coroutine. The generator itself never looks at it.
-    @usableFromInline final var client: Unmanaged<AnyObject>?
-    @usableFromInline final var releasePolicy = ReleasePolicy.close
+    /// Set once, before the body first runs (hence unchecked: read on every seed yield).
+    @usableFromInline @exclusivity(unchecked) final var client: Unmanaged<AnyObject>?
+    @usableFromInline @exclusivity(unchecked) final var releasePolicy = ReleasePolicy.close
 
     @usableFromInline init(main: @escaping (UnsafeMutableRawPointer) -> Void) {
         self.main = main

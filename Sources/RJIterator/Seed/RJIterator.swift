@@ -26,13 +26,9 @@ import CRJContext
 /// it.next()         // value "==talk done==", done true
 /// ```
 public final class RJIterator {
-    /// What a `next` call hands the pending `rj_yield`: nothing (`next()`) or a value.
-    enum NextInput {
-        case plain
-        case value(Any?)
-    }
-
-    let core: Generator<Any?, NextInput, Any?>
+    let channel: SeedChannel
+    /// The generator only switches: values cross in `channel`.
+    let core: Generator<Void, Void, Void>
 
     /// Makes an iterator over `body`; nothing runs until the first `next`.
     ///
@@ -40,10 +36,13 @@ public final class RJIterator {
     /// let it = RJIterator { rj_yield(1); return 2 }
     /// ```
     public init(_ body: @escaping () -> Any?) {
-        core = Generator(checkedStackSize: 0) { _ in body() }
+        let channel = SeedChannel()
+        self.channel = channel
+        core = Generator(checkedStackSize: 0) { _ in channel.returned = body() }
         // rj_yield cannot throw the exit signal: a released body is dropped, not unwound.
         core.releasePolicy = .abandon
-        core.client = Unmanaged.passUnretained(self)
+        // Unretained: the iterator owns both the channel and the generator.
+        core.client = Unmanaged.passUnretained(channel)
     }
 
     /// Makes an iterator that runs `withFunc(arg)`, like the original `initWithFunc:arg:`.
@@ -62,7 +61,8 @@ public final class RJIterator {
     /// ```
     @discardableResult
     public func next() -> RJResult {
-        step(.plain)
+        channel.input = nil
+        return step()
     }
 
     /// Resumes the body; the pending `rj_yield` returns `value` (ignored by the first call).
@@ -72,17 +72,71 @@ public final class RJIterator {
     /// ```
     @discardableResult
     public func next(_ value: Any?) -> RJResult {
-        step(.value(value))
+        // The body reads `value` where it lies, in this frame, while this call waits.
+        withUnsafePointer(to: value) { input in
+            channel.input = input
+            return step()
+        }
     }
 
-    private func step(_ input: NextInput) -> RJResult {
+    private func step() -> RJResult {
         do {
-            switch try core.perform(.next(input)) {
-            case .yielded(let value): return RJResult(value: value, done: false)
-            case .returned(let value): return RJResult(value: value, done: true)
+            switch try core.next() {
+            // The yielded value lies in the suspended body's frame: one copy, into the result.
+            case .yielded: return RJResult(value: channel.output.unsafelyUnwrapped.pointee, done: false)
+            case .returned: return RJResult(value: channel.returned, done: true)
             }
         } catch {
             return RJResult(value: nil, error: error, done: false)
+        }
+    }
+}
+
+/// Where an ``RJIterator``'s values cross between `next` and `rj_yield`: as pointers to where
+/// each value already lies (the argument of `next`, in the resumer's frame; the argument of
+/// `rj_yield`, in the suspended body's frame), each valid while its frame waits in the switch.
+/// The other side copies the value once, where it needs it. Every copy, move, nil test or nil
+/// store of an `Any?` is a call into the runtime; wrapping the values in the generic
+/// generator's enums cost a dozen of them per round trip.
+///
+/// The generator's `client`, so that `rj_yield` finds it through the running coroutine.
+/// Touched only by the thread that holds the generator's `running` state, hence unchecked.
+final class SeedChannel {
+    /// What the pending `rj_yield` returns, set by `next(x)`; `nil` for `next()`, whose
+    /// pending `rj_yield(v)` returns `v` itself.
+    @exclusivity(unchecked) var input: UnsafePointer<Any?>?
+    /// What the body yielded last.
+    @exclusivity(unchecked) var output: UnsafePointer<Any?>?
+    /// The body's return value, reported by every `next` after the end.
+    @exclusivity(unchecked) var returned: Any?
+
+    /// The body's side of `rj_yield`: hands `value` out, suspends, and returns what the
+    /// resuming `next` gave. Runs on the body's stack (`current`, owned by `host`). The host
+    /// travels unmanaged: an unoptimised build would keep a strong copy of a reference
+    /// argument in this frame, which outlives an abandoned body and leaks the generator.
+    func yield(_ value: Any?, _ host: Unmanaged<_RJCoroutineHost>, _ current: OpaquePointer) -> Any? {
+        let signal = withUnsafePointer(to: value) { yielded in
+            output = yielded
+            return host._withUnsafeGuaranteedRef { $0.suspend(current, yielding: (), resumedWith: Void.self) }
+        }
+        switch signal {
+        case .value:
+            guard let input else { return value }
+            return input.pointee
+        // Only Generator's throw/return/close send these; RJIterator has none of them.
+        case .error, .close:
+            return nil
+        }
+    }
+
+    /// `rj_yield(inner)`: yields each of `inner`'s values, its return value included, passing
+    /// the inputs of `next` on to it.
+    func delegate(to inner: RJIterator, _ host: Unmanaged<_RJCoroutineHost>, _ current: OpaquePointer) -> Any? {
+        var result = inner.next()
+        while true {
+            let resumedWith = yield(result.value, host, current)
+            if result.done || result.error != nil { return resumedWith }
+            result = input == nil ? inner.next() : inner.next(resumedWith)
         }
     }
 }
@@ -104,43 +158,19 @@ public final class RJIterator {
 @discardableResult
 public func rj_yield(_ value: Any?) -> Any? {
     guard let current = rj_coro_current(), let owner = rj_coro_owner(current) else { return nil }
-    // Guaranteed, not retained: a strong reference on the suspended stack would outlive an
-    // abandoned body and leak the iterator's core.
-    return Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef {
-        channel in
-        // Only an RJIterator's generator takes the seed's untyped values.
-        guard channel.hasClient(ofType: RJIterator.self) else { return nil }
-        // RJIterator is final: comparing the dynamic type is exact, and much cheaper than a cast
-        // on every yield.
-        if let object = value, ObjectIdentifier(type(of: object)) == ObjectIdentifier(RJIterator.self) {
-            return delegate(to: object as! RJIterator, through: channel, current)
+    // Unmanaged, not retained: a strong reference on the suspended stack would outlive an
+    // abandoned body and leak the generator.
+    let host = Unmanaged<_RJCoroutineHost>.fromOpaque(owner)
+    // Only an RJIterator's generator takes the seed's untyped values.
+    guard let client = host._withUnsafeGuaranteedRef({ $0.hasClient(ofType: SeedChannel.self) ? $0.client : nil })
+    else { return nil }
+    // Never a strong local: the body's suspended frames must not keep the channel alive.
+    return Unmanaged<SeedChannel>.fromOpaque(client.toOpaque())._withUnsafeGuaranteedRef { channel in
+        // RJIterator is final: comparing the dynamic type is exact, and much cheaper than a
+        // cast on every yield.
+        if let inner = value, ObjectIdentifier(type(of: inner)) == ObjectIdentifier(RJIterator.self) {
+            return channel.delegate(to: inner as! RJIterator, host, current)
         }
-        return resumeValue(
-            channel.suspend(current, yielding: value, resumedWith: RJIterator.NextInput.self), yielded: value)
-    }
-}
-
-private func resumeValue(_ signal: ResumeSignal<RJIterator.NextInput>, yielded: Any?) -> Any? {
-    switch signal {
-    case .value(.plain): return yielded
-    case .value(.value(let input)): return input
-    // Only Generator's throw/return/close send these; RJIterator has none of them.
-    case .error, .close: return nil
-    }
-}
-
-private func delegate(to inner: RJIterator, through channel: _RJCoroutineHost, _ current: OpaquePointer) -> Any? {
-    var result = inner.next()
-    while true {
-        let value = result.value
-        let signal = channel.suspend(current, yielding: value, resumedWith: RJIterator.NextInput.self)
-        if result.done || result.error != nil {
-            return resumeValue(signal, yielded: value)
-        }
-        switch signal {
-        case .value(.plain): result = inner.next()
-        case .value(.value(let input)): result = inner.next(input)
-        case .error, .close: return nil
-        }
+        return channel.yield(value, host, current)
     }
 }
