@@ -247,6 +247,14 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         return nil
     }
 
+    /// The outcome, if the promise has settled: its value or its error; `nil` while pending.
+    /// One read, so a promise settling meanwhile cannot be seen half-way.
+    ///
+    /// ```swift
+    /// if let result = promise.settledResult { use(try result.get()) }
+    /// ```
+    public var settledResult: Result<Value, any Error>? { currentOutcome }
+
     /// The error, if the promise was rejected; `nil` while pending or if fulfilled.
     ///
     /// ```swift

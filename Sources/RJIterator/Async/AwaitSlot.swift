@@ -9,20 +9,25 @@ struct UncheckedBox<T>: @unchecked Sendable {
 }
 
 /// One pending `rj_await`: completed once, by the callback, by the callback's release, by a
-/// timeout or by cancellation, whichever comes first. The task's driver arms it once the body
-/// has suspended, so a completion can never resume a body that is still running.
+/// timeout or by cancellation, whichever comes first. The body starts the work, then either
+/// takes a result that is already there (`takeEarlyResult`) or suspends; the task's driver arms
+/// the slot once the body has suspended, so a completion can never resume a body that is still
+/// running.
 final class AwaitSlot: @unchecked Sendable {
     // A lock in the object (no allocation, unlike NSLock): a slot lives for one await.
     private let lock = RJLock()
-    private var result: RJResult?
-    private var resume: (@Sendable (UncheckedBox<RJResult>) -> Void)?
-    private var completed = false
+    // Guarded by `lock`, which already makes every access exclusive: no dynamic check.
+    @exclusivity(unchecked) private var result: RJResult?
+    @exclusivity(unchecked) private var resume: (@Sendable (UncheckedBox<RJResult>) -> Void)?
+    @exclusivity(unchecked) private var completed = false
     /// Run if the task is cancelled while this await is pending: stops the work behind it.
     var onCancel: (@Sendable () -> Void)?
-    /// Starts the awaited work. The driver runs it after the body has suspended and the slot
-    /// is armed, on the body's queue: the work then begins as the body's step ends, so a
-    /// callback hopping to another queue finds this thread free instead of waking another.
-    var startWork: (() -> Void)?
+
+    /// The result, if the await completed before the body suspended (the work called back
+    /// inside its closure); the body then goes on without suspending.
+    func takeEarlyResult() -> RJResult? {
+        lock.withLock { completed ? result.take() : nil }
+    }
 
     /// Completes the await with `result` unless something else did first.
     @discardableResult

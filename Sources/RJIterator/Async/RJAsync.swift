@@ -55,12 +55,13 @@ public final class RJAsyncTask: @unchecked Sendable {
     /// The queue the body and the `finally` handlers run on.
     public let queue: DispatchQueue
     private let lock = RJLock()
-    private var core: Generator<AwaitSlot, RJResult, Void>?
-    private var pendingSlot: AwaitSlot?
-    private var handlers: [@Sendable () -> Void] = []
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-    private var cancelled = false
-    private var finished = false
+    // Guarded by `lock`, which already makes every access exclusive: no dynamic check.
+    @exclusivity(unchecked) private var core: Generator<AwaitSlot, RJResult, Void>?
+    @exclusivity(unchecked) private var pendingSlot: AwaitSlot?
+    @exclusivity(unchecked) private var handlers: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) private var waiters: [CheckedContinuation<Void, Never>] = []
+    @exclusivity(unchecked) private var cancelled = false
+    @exclusivity(unchecked) private var finished = false
 
     init(queue: DispatchQueue, body: @escaping @Sendable () -> Void) {
         self.queue = queue
@@ -107,10 +108,7 @@ public final class RJAsyncTask: @unchecked Sendable {
             if cancelledMeanwhile, slot.complete(RJResult(value: nil, error: RJAsyncError.cancelled, done: false)) {
                 slot.onCancel?()
             }
-            let work = slot.startWork
-            slot.startWork = nil
             slot.arm(resumer)
-            if !slot.isCompleted { work?() }
         }
     }
 
@@ -198,8 +196,11 @@ public final class RJAsyncTask: @unchecked Sendable {
         }
     }
 
-    /// Suspends the body until `slot` completes; called on the body's own stack.
+    /// Suspends the body until `slot` completes; called on the body's own stack, after the
+    /// awaited work was started. Work that called back already (a callback called inside the
+    /// task closure) is not waited for: no switch, no queue hop.
     func suspend(on slot: AwaitSlot) -> RJResult {
+        if let result = slot.takeEarlyResult() { return result }
         guard let core = lock.withLock({ self.core }) else {
             return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
         }

@@ -24,7 +24,7 @@ public func rj_await(_ task: @escaping RJAsyncClosure) -> RJResult {
     guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     if current.isCancelled { return RJResult(value: nil, error: RJAsyncError.cancelled) }
     let slot = AwaitSlot()
-    slot.startWork = { [unowned slot] in start(task, completing: slot) }
+    start(task, completing: slot)
     return current.suspend(on: slot)
 }
 
@@ -44,22 +44,41 @@ private func start(_ task: RJAsyncClosure, completing slot: AwaitSlot) {
 ///     if let image = r.value as? Image { show(image) }
 /// }
 /// ```
+@inlinable
 public func rj_await<T>(_ promise: Promise<T>) -> RJResult {
-    guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
-    if current.isCancelled {
+    // Inlined, so that a settled promise is read in code specialised for `T`: no generic
+    // metadata to look up, no suspension, no allocation.
+    switch awaitingTaskState() {
+    case .none:
+        return RJResult(value: nil, error: RJAsyncError.notInAsync)
+    case .cancelled:
         promise.cancel()
         return RJResult(value: nil, error: RJAsyncError.cancelled)
+    case .running:
+        if let settled = promise.settledResult { return RJResult(settled) }
+        return awaitPending(promise)
     }
+}
+
+/// Where the code calling `rj_await` runs.
+@usableFromInline
+enum AwaitingTaskState {
+    case none, cancelled, running
+}
+
+@usableFromInline
+func awaitingTaskState() -> AwaitingTaskState {
+    guard let current = RJAsyncTask.current else { return .none }
+    return current.isCancelled ? .cancelled : .running
+}
+
+/// `rj_await(promise)` of a pending promise: suspends until it settles.
+@usableFromInline
+func awaitPending<T>(_ promise: Promise<T>) -> RJResult {
+    guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     let slot = AwaitSlot()
     slot.onCancel = { promise.cancel() }
-    slot.startWork = { [unowned slot] in
-        promise.whenSettled { result in
-            switch result {
-            case .success(let value): slot.complete(RJResult(value: value, error: nil))
-            case .failure(let error): slot.complete(RJResult(value: nil, error: error))
-            }
-        }
-    }
+    promise.whenSettled { result in slot.complete(RJResult(result)) }
     return current.suspend(on: slot)
 }
 
@@ -83,13 +102,10 @@ public func rj_await(_ task: @escaping RJAsyncClosure, timeout: Double) -> RJRes
     guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     if current.isCancelled { return RJResult(value: nil, error: RJAsyncError.cancelled) }
     let slot = AwaitSlot()
-    let queue = current.queue
-    slot.startWork = { [unowned slot] in
-        queue.asyncAfter(deadline: .now() + max(0, timeout)) { [weak slot] in
-            slot?.complete(RJResult(value: nil, error: RJAsyncError.timedOut))
-        }
-        start(task, completing: slot)
+    current.queue.asyncAfter(deadline: .now() + max(0, timeout)) { [weak slot] in
+        slot?.complete(RJResult(value: nil, error: RJAsyncError.timedOut))
     }
+    start(task, completing: slot)
     return current.suspend(on: slot)
 }
 

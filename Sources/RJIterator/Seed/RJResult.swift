@@ -20,3 +20,14 @@ public struct RJResult {
         self.done = done
     }
 }
+
+extension RJResult {
+    /// A promise's outcome as a result: its value, or its error.
+    @inlinable
+    init<T>(_ outcome: Result<T, any Error>) {
+        switch outcome {
+        case .success(let value): self.init(value: value, error: nil)
+        case .failure(let error): self.init(value: nil, error: error)
+        }
+    }
+}
