@@ -35,10 +35,10 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     }
 
     @usableFromInline let lock = RJLock()
-    // Guarded by `lock`.
-    @usableFromInline var outcome: Outcome?
-    @usableFromInline var firstObserver: Observer?
-    @usableFromInline var moreObservers: [Observer] = []
+    // Guarded by `lock`, which already makes every access exclusive: no dynamic check.
+    @usableFromInline @exclusivity(unchecked) var outcome: Outcome?
+    @usableFromInline @exclusivity(unchecked) var firstObserver: Observer?
+    @usableFromInline @exclusivity(unchecked) var moreObservers: [Observer] = []
 
     /// Makes a pending promise, to settle later with ``fulfill(_:)`` or ``reject(_:)``.
     ///
