@@ -41,10 +41,15 @@ func blackHole<T>(_ x: T) {}
 
 let switchGroup = "context switch (one round trip: resume + yield) and its neighbours"
 
-let rawFast = Row(switchGroup, "C floor: raw fast switch", note: "assembly only, no bookkeeping",
-                  rj_fast_backend_available() != 0 ? { n in blackHole(rj_bench_raw_round_trip(RJ_BACKEND_FAST, UInt64(n))) } : nil)
+let rawFast = Row(switchGroup, "C floor: raw fast switch (call/ret)", note: "out of line, saves MXCSR/x87 CW, ret onto the other stack",
+                  rj_bench_floor(RJ_FLOOR_CALL_RET, 1) >= 0 ? { n in blackHole(rj_bench_floor(RJ_FLOOR_CALL_RET, UInt64(n))) } : nil)
+let rawInline = Row(switchGroup, "C floor: inline switch (pop/jmp)", note: "what Generator switches with",
+                    rj_bench_floor(RJ_FLOOR_INLINE, 1) >= 0 ? { n in blackHole(rj_bench_floor(RJ_FLOOR_INLINE, UInt64(n))) } : nil)
+let rawInlineFPU = Row(switchGroup, "C floor: inline switch + FPU control kept per side",
+                       note: "stmxcsr/fnstcw, restored only when changed",
+                       rj_bench_floor(RJ_FLOOR_INLINE_FPU, 1) >= 0 ? { n in blackHole(rj_bench_floor(RJ_FLOOR_INLINE_FPU, UInt64(n))) } : nil)
 let rawUContext = Row(switchGroup, "C floor: raw swapcontext", note: "two swapcontext calls") { n in
-    blackHole(rj_bench_raw_round_trip(RJ_BACKEND_UCONTEXT, UInt64(n)))
+    blackHole(rj_bench_floor(RJ_FLOOR_UCONTEXT, UInt64(n)))
 }
 
 func generatorRoundTrip(ucontext: Bool) -> (Int) -> Void {
@@ -165,7 +170,7 @@ if bench.wanted(semaphores.name) {
     }.start()
 }
 
-bench.measure([rawFast, rawUContext, generatorNext, generatorNextUContext, rjIteratorNext, createRunRelease,
+bench.measure([rawFast, rawInline, rawInlineFPU, rawUContext, generatorNext, generatorNextUContext, rjIteratorNext, createRunRelease,
                awaitCompleted, awaitFulfilled, asyncStream, checkedContinuation, semaphores])
 if bench.wanted(semaphores.name) {
     pingPong.stop = true

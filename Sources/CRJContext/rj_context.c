@@ -65,6 +65,21 @@ const char *rj_backend_name(rj_backend backend) {
 #endif
 }
 
+uint64_t rj_fpu_control_state(void) {
+#if defined(__x86_64__)
+    uint32_t mxcsr;
+    uint16_t fpcw;
+    __asm__ volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(fpcw));
+    return ((uint64_t)fpcw << 32) | mxcsr;
+#elif defined(__aarch64__)
+    uint64_t fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    return fpcr;
+#else
+    return 0;
+#endif
+}
+
 const char *rj_sanitizer(void) {
 #if RJ_ASAN
     return "address";
@@ -245,10 +260,22 @@ static inline void rj_frame_put(char *frame, unsigned offset, uint64_t value) {
     memcpy(frame + offset, &value, sizeof value);
 }
 
-/* Writes the frame rj_switch expects (rj_frame.h), so that the first switch
+/* Writes the first frame of a new coroutine (rj_frame.h). For the inline switch:
+ * the address of rj_trampoline_inline, a null frame pointer and the coroutine.
+ * For rj_switch: the frame rj_switch expects, so that the first switch
  * "returns" into rj_trampoline with the coroutine in a callee-saved register. */
-static void rj_prepare_fast(rj_coro *c) {
+void rj_prepare_fast(rj_coro *c) {
     uintptr_t top = (uintptr_t)c->stack_hi & ~(uintptr_t)15;
+#if RJ_HAVE_INLINE_SWITCH
+    if (c->switches_inline) {
+        char *first = (char *)(top - RJ_INLINE_FRAME);
+        memset(first, 0, RJ_INLINE_FRAME);
+        rj_frame_put(first, RJ_INLINE_PC, (uint64_t)(uintptr_t)rj_trampoline_inline);
+        rj_frame_put(first, RJ_INLINE_CORO, (uint64_t)(uintptr_t)c);
+        c->sp = first;
+        return;
+    }
+#endif
 #if defined(__x86_64__)
     /* Below the top: the trampoline's fake return address (0), then the frame. */
     char *frame = (char *)(top - 8 - RJ_X86_FRAME);
@@ -291,6 +318,8 @@ rj_coro *rj_coro_create(size_t stack_size, rj_backend backend, rj_coro_entry ent
     c->exclusivity[0] = c->exclusivity[1] = 0;
     c->tl_head = c->tl_bottom = c->tl_resumer_head = NULL;
     c->backend = (unsigned char)(RJ_HAVE_FAST ? backend : RJ_BACKEND_UCONTEXT);
+    /* Sanitized builds switch in C, where the fiber annotations sit right at the switch. */
+    c->switches_inline = (unsigned char)(RJ_HAVE_INLINE_SWITCH && !RJ_ASAN && !RJ_TSAN && c->backend == RJ_BACKEND_FAST);
 #if RJ_HAVE_FAST
     if (c->backend == RJ_BACKEND_FAST) {
         rj_prepare_fast(c);
@@ -312,32 +341,57 @@ void rj_coro_destroy(rj_coro *c) {
 
 /* ---- Switching ----------------------------------------------------------- */
 
-int rj_coro_resume(rj_coro *c) {
+/* Everything a resume does before the switch, on the resumer's thread. */
+static inline __attribute__((always_inline)) void rj_before_resume(rj_coro *c) {
     if (c->finished) {
         rj_fatal("RJIterator: internal error: rj_coro_resume on a coroutine whose body has ended; "
                  "a finished coroutine can only be destroyed");
     }
     if (!rj_thread_prepared) rj_prepare_thread();
-    rj_coro *previous = rj_current;
-    c->resumer = previous;
+    c->resumer = rj_current;
     rj_current = c;
     rj_swift_state_enter(c);
-    rj_tools_leave_for(c);
-#if RJ_HAVE_FAST
-    if (c->backend == RJ_BACKEND_FAST) {
-        rj_switch(&c->caller_sp, c->sp);
-    } else
-#endif
-    {
-        rj_swapcontext(&c->caller_uc, &c->uc);
-    }
-    rj_tools_back_from(c);
+}
+
+/* Everything after, on the same thread (the resumer does not move). */
+static inline __attribute__((always_inline)) int rj_after_resume(rj_coro *c) {
     rj_swift_state_exit(c);
-    rj_current = previous;
+    rj_current = c->resumer;
     return c->finished;
 }
 
+void rj_coro_will_resume(rj_coro *c) { rj_before_resume(c); }
+int rj_coro_did_return(rj_coro *c) { return rj_after_resume(c); }
+
+int rj_coro_resume(rj_coro *c) {
+    rj_before_resume(c);
+#if RJ_HAVE_INLINE_SWITCH
+    if (c->switches_inline) {
+        rj_switch_inline(&c->caller_sp, c->sp);
+    } else
+#endif
+    {
+        rj_tools_leave_for(c);
+#if RJ_HAVE_FAST
+        if (c->backend == RJ_BACKEND_FAST) {
+            rj_switch(&c->caller_sp, c->sp);
+        } else
+#endif
+        {
+            rj_swapcontext(&c->caller_uc, &c->uc);
+        }
+        rj_tools_back_from(c);
+    }
+    return rj_after_resume(c);
+}
+
 void rj_coro_suspend(rj_coro *c) {
+#if RJ_HAVE_INLINE_SWITCH
+    if (c->switches_inline) {
+        rj_switch_inline(&c->sp, c->caller_sp);
+        return;
+    }
+#endif
     rj_tools_leave_to_resumer(c);
 #if RJ_HAVE_FAST
     if (c->backend == RJ_BACKEND_FAST) {

@@ -33,4 +33,11 @@
 #define RJ_A64_X30     0x98
 #define RJ_A64_FRAME   0xa0  /* a multiple of 16, as sp requires */
 
+/* The inline switch (CRJContext.h): two words at the saved stack pointer, on
+ * both architectures; a new coroutine has its rj_coro pointer above them. */
+#define RJ_INLINE_PC     0x00  /* where to continue; new coroutine: rj_trampoline_inline */
+#define RJ_INLINE_FP     0x08  /* saved frame pointer; new coroutine: 0 */
+#define RJ_INLINE_CORO   0x10  /* new coroutine only: the rj_coro pointer */
+#define RJ_INLINE_FRAME  0x20  /* bytes a new coroutine's first frame takes (16-byte multiple) */
+
 #endif

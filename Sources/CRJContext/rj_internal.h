@@ -93,6 +93,7 @@ struct rj_coro {
     uint64_t id;
     unsigned char backend;
     unsigned char finished;
+    unsigned char switches_inline;
     unsigned char resident;    /* memory kept while pooled */
     /* Swift runtime state saved per coroutine: the exclusivity access set
      * (two words, the layout swift_task_enter/exitThreadLocalContext use). */
@@ -138,6 +139,7 @@ _Static_assert(offsetof(struct rj_coro, owner) == offsetof(rj_coro_head, owner),
 _Static_assert(offsetof(struct rj_coro, id) == offsetof(rj_coro_head, id), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, backend) == offsetof(rj_coro_head, backend), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, finished) == offsetof(rj_coro_head, finished), "rj_coro_head layout");
+_Static_assert(offsetof(struct rj_coro, switches_inline) == offsetof(rj_coro_head, switches_inline), "rj_coro_head layout");
 
 /* rj_stack.c */
 RJ_HIDDEN rj_coro *rj_stack_acquire(size_t stack_size);
@@ -165,6 +167,10 @@ extern _Thread_local rj_coro *rj_current;
 #if RJ_HAVE_FAST
 RJ_HIDDEN void rj_switch(void **from_sp, void *to_sp);
 RJ_HIDDEN void rj_trampoline(void);
+RJ_HIDDEN void rj_trampoline_inline(void);
+/* Writes the first frame of a new fast-backend coroutine: the inline switch's
+ * (switches_inline) or rj_switch's (rj_context.c). */
+RJ_HIDDEN void rj_prepare_fast(rj_coro *c);
 #endif
 RJ_HIDDEN __attribute__((noreturn)) void rj_coro_main(rj_coro *c);
 

@@ -90,6 +90,27 @@ SYM(rj_trampoline):
     .cfi_endproc
     RJ_ASM_END(rj_trampoline)
 
+/*
+ * First code a new coroutine runs when it switches with the inline switch
+ * (CRJContext.h): the switch's `br x16` lands here with x29 = 0 and sp on the
+ * rj_coro pointer (rj_frame.h, RJ_INLINE_CORO).
+ */
+    .globl SYM(rj_trampoline_inline)
+    RJ_ASM_HIDDEN(rj_trampoline_inline)
+    RJ_ASM_TYPE(rj_trampoline_inline)
+    .p2align 4
+SYM(rj_trampoline_inline):
+    .cfi_startproc
+    .cfi_undefined x30
+    hint    #38                 /* bti jc: a landing pad where BTI is on */
+    ldr     x0, [sp]
+    mov     x29, #0
+    mov     x30, #0
+    bl      SYM(rj_coro_main)   /* never returns */
+    brk     #0
+    .cfi_endproc
+    RJ_ASM_END(rj_trampoline_inline)
+
 #endif
 
 #if defined(__linux__) && defined(__ELF__)

@@ -90,6 +90,26 @@ SYM(rj_trampoline):
     .cfi_endproc
     RJ_ASM_END(rj_trampoline)
 
+/*
+ * First code a new coroutine runs when it switches with the inline switch
+ * (CRJContext.h): the switch's `jmp` lands here with rbp = 0 and the stack
+ * pointer on the rj_coro pointer (rj_frame.h, RJ_INLINE_CORO).
+ */
+    .globl SYM(rj_trampoline_inline)
+    RJ_ASM_HIDDEN(rj_trampoline_inline)
+    RJ_ASM_TYPE(rj_trampoline_inline)
+    .p2align 4
+SYM(rj_trampoline_inline):
+    .cfi_startproc
+    .cfi_undefined rip
+    movq    (%rsp), %rdi
+    xorl    %ebp, %ebp
+    andq    $-16, %rsp          /* call needs rsp 16-byte aligned */
+    call    SYM(rj_coro_main)   /* never returns */
+    ud2
+    .cfi_endproc
+    RJ_ASM_END(rj_trampoline_inline)
+
 #endif
 
 #if defined(__linux__) && defined(__ELF__)

@@ -108,7 +108,10 @@ static void clobber_entry(void *arg) {
         __asm__ volatile("movq $0x1111, %%rbx\n\tmovq $0x2222, %%r12\n\tmovq $0x3333, %%r13\n\t"
                          "movq $0x4444, %%r14\n\tmovq $0x5555, %%r15"
                          ::: "rbx", "r12", "r13", "r14", "r15");
+        /* The FPU control state belongs to the thread: a body restores what it changes
+         * before it yields (the rule the inline switch relies on). */
         fesetround(FE_TOWARDZERO);
+        fesetround(FE_TONEAREST);
 #elif defined(__aarch64__)
         __asm__ volatile("mov x19, #0x11\n\tmov x20, #0x22\n\tmov x21, #0x33\n\tmov x22, #0x44\n\t"
                          "mov x23, #0x55\n\tmov x24, #0x66\n\tmov x25, #0x77\n\tmov x26, #0x88\n\t"

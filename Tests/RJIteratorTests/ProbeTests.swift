@@ -157,6 +157,24 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
     }
 
+    func testBodyLeakingTheRoundingModeIsStoppedInDebugBuilds() throws {
+        let r = try probe("fpu-leak")
+        if _isDebugAssertConfiguration() {
+            XCTAssertTrue(r.stderr.contains("RJIterator: the generator body changed the floating-point control state"),
+                          r.stderr)
+            XCTAssertTrue(r.signaled)
+        } else {
+            // Optimised builds do not check: the state belongs to the thread, as documented.
+            XCTAssertTrue(r.stdout.contains("upward (leaked)"), r.stdout)
+        }
+    }
+
+    func testBodyRestoringTheRoundingModeRunsInEveryBuild() throws {
+        let r = try probe("fpu-restored")
+        XCTAssertTrue(r.stdout.contains("to nearest"), r.stdout)
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
     func testNodeMisuseStopsWithAClearMessage() throws {
         let cases = [
             ("node-take-negative", "RJIterator: take needs a count of zero or more, got -1"),

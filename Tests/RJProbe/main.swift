@@ -162,6 +162,24 @@ case "workout":
     }
     RJRuntime.useUContextBackend(false)
     say("workout total \(total)")
+case "fpu-leak":
+    // A body that changes the rounding mode and yields without restoring it: debug builds stop
+    // with a message; optimised builds do not check (the state belongs to the thread).
+    let gen = Generator<Int, Void, Void> { y in
+        rj_probe_round_upward()
+        try y.yield(1)
+    }
+    _ = try? gen.next()
+    say("rounding mode after the yield: \(rj_probe_rounding_is_upward() != 0 ? "upward (leaked)" : "to nearest")")
+case "fpu-restored":
+    // The same body, following the rule: it restores the mode before it yields.
+    let gen = Generator<Int, Void, Void> { y in
+        rj_probe_round_upward()
+        rj_probe_round_to_nearest()
+        try y.yield(1)
+    }
+    _ = try? gen.next()
+    say("rounding mode after the yield: \(rj_probe_rounding_is_upward() != 0 ? "upward (leaked)" : "to nearest")")
 case "seed-abandon":
     // A suspended RJIterator released: its stack goes back, what its frames held is leaked
     // (documented: rj_yield cannot throw, so the body cannot unwind).

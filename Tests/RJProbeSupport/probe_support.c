@@ -1,5 +1,7 @@
 #include "RJProbeSupport.h"
 
+#include <fenv.h>
+
 /* Not inlined: the frame must be exactly this function's, not merged into a caller's. */
 __attribute__((noinline)) static int rj_probe_frame_40(void) {
     volatile char buffer[40 * 1024];
@@ -12,3 +14,7 @@ __attribute__((noinline)) static int rj_probe_frame_40(void) {
 int rj_probe_big_frame(void) { return rj_probe_frame_40(); }
 
 void rj_probe_poke(void *address) { *(volatile char *)address = 1; }
+
+void rj_probe_round_upward(void) { fesetround(FE_UPWARD); }
+void rj_probe_round_to_nearest(void) { fesetround(FE_TONEAREST); }
+int rj_probe_rounding_is_upward(void) { return fegetround() == FE_UPWARD; }

@@ -91,6 +91,9 @@ typedef struct rj_coro_head {
     uint64_t id;
     unsigned char backend;
     unsigned char finished;
+    /* 1: this coroutine switches with the inline switch below (fast backend,
+     * no sanitizer); 0: through rj_coro_resume / rj_coro_suspend only. */
+    unsigned char switches_inline;
 } rj_coro_head;
 
 /* The coroutine running on this thread (NULL on a thread's own stack).
@@ -118,6 +121,145 @@ static inline uint64_t rj_coro_id(const rj_coro *_Nonnull c) {
     return ((const rj_coro_head *)(const void *)c)->id;
 }
 
+
+/* ---- The inline switch --------------------------------------------------
+ * The fast backend's switch as inline assembly, so that it lands inside the
+ * function that resumes (Generator.next) and the one that suspends (yield),
+ * both Swift, with no call/ret pair straddling it. A `ret` that lands on
+ * another stack is mispredicted every time (the return-stack buffer expects
+ * the caller), and so are the rets of the frames around an out-of-line
+ * switch; an indirect jump to a fixed label is predicted by the branch target
+ * buffer. The asm declares every register the ABI lets a callee clobber, and
+ * the callee-saved ones too, as clobbered: the compiler saves only what is
+ * live across the switch, and restores it after. It saves the frame pointer
+ * itself (frame pointers are on), and steps over the 128-byte red zone below
+ * the stack pointer (x86_64 SysV, Apple arm64), which the frame may be using.
+ *
+ * A suspended stack holds two words at its stack pointer (rj_frame.h): the
+ * address to resume at and the saved frame pointer. A new coroutine's stack
+ * starts with rj_trampoline_inline and 0, then the rj_coro pointer.
+ *
+ * The floating-point control state (MXCSR and the x87 control word on
+ * x86_64, FPCR on arm64) is not switched: it belongs to the thread, as with
+ * libaco's and boost.context's fast variants (docs/context-switching.md has
+ * the measurement and the rule; debug builds check it at every yield).
+ *
+ * Not used under AddressSanitizer or ThreadSanitizer (their fiber calls must
+ * sit right at the switch, in C) nor with the ucontext backend: a coroutine's
+ * switches_inline says which path it takes. x18 (arm64's platform register)
+ * is never touched. */
+#if !(defined(RJ_CONTEXT_UCONTEXT) && RJ_CONTEXT_UCONTEXT) && !defined(_WIN32) && \
+    (defined(__x86_64__) || defined(__aarch64__))
+#  define RJ_HAVE_INLINE_SWITCH 1
+#else
+#  define RJ_HAVE_INLINE_SWITCH 0
+#endif
+
+#if RJ_HAVE_INLINE_SWITCH
+#  if defined(__x86_64__)
+#    if defined(__AVX512F__)
+#      define RJ_CLOBBER_HIGH_XMM , "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", \
+           "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", \
+           "k1", "k2", "k3", "k4", "k5", "k6", "k7"
+#    else
+#      define RJ_CLOBBER_HIGH_XMM
+#    endif
+/* Saves the current context on this stack, stores its stack pointer in
+ * *from_sp and continues the context saved at to_sp. Returns when another
+ * switch continues this one (possibly on another thread). */
+static inline __attribute__((always_inline)) void rj_switch_inline(void *_Nullable *_Nonnull from_sp, void *_Nonnull to_sp) {
+    __asm__ volatile(
+        "subq $128, %%rsp\n\t"          /* the red zone of this frame */
+        "pushq %%rbp\n\t"
+        "leaq 1f(%%rip), %%rax\n\t"
+        "pushq %%rax\n\t"
+        "movq %%rsp, (%0)\n\t"
+        "movq %1, %%rsp\n\t"
+        "popq %%rax\n\t"
+        "popq %%rbp\n\t"
+        "jmpq *%%rax\n\t"
+        "1:\n\t"
+        "addq $128, %%rsp\n\t"
+        : "+D"(from_sp), "+S"(to_sp)
+        :
+        : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+          "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+          "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+          "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)",
+          "memory", "cc", "fpsr" RJ_CLOBBER_HIGH_XMM);
+}
+#  elif defined(__aarch64__)
+/* x18 is the platform register: reserved on Apple platforms, where the compiler
+ * never uses it; an ordinary temporary elsewhere (Linux), where the code on the
+ * other side of the switch may have changed it. */
+#    if defined(__APPLE__)
+#      define RJ_CLOBBER_X18
+#    else
+#      define RJ_CLOBBER_X18 , "x18"
+#    endif
+static inline __attribute__((always_inline)) void rj_switch_inline(void *_Nullable *_Nonnull from_sp, void *_Nonnull to_sp) {
+    register void **from __asm__("x0") = from_sp;
+    register void *to __asm__("x1") = to_sp;
+    __asm__ volatile(
+        "sub sp, sp, #128\n\t"          /* the red zone of this frame (Apple) */
+        "adr x16, 1f\n\t"
+        "stp x16, x29, [sp, #-16]!\n\t"
+        "mov x17, sp\n\t"
+        "str x17, [%0]\n\t"
+        "mov sp, %1\n\t"
+        "ldp x16, x29, [sp], #16\n\t"
+        "br x16\n\t"
+        "1:\n\t"
+        "hint #38\n\t"                   /* bti jc: a landing pad where BTI is on */
+        "add sp, sp, #128\n\t"
+        : "+r"(from), "+r"(to)
+        :
+        : "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15",
+          "x16", "x17", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x30",
+          "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
+          "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26",
+          "v27", "v28", "v29", "v30", "v31", "memory", "cc" RJ_CLOBBER_X18);
+}
+#  endif
+#endif
+
+/* The halves of rj_coro_resume around the switch, for the inline path: the
+ * bookkeeping before (current coroutine, Swift runtime state) and after (the
+ * same, undone; returns 1 if the coroutine finished). Calls that return
+ * before the switch or start after it are predicted; only the switch moves
+ * between stacks. */
+void rj_coro_will_resume(rj_coro *_Nonnull c);
+int rj_coro_did_return(rj_coro *_Nonnull c);
+
+/* 1 if c switches with the inline switch. */
+static inline int rj_coro_switches_inline(const rj_coro *_Nonnull c) {
+    return ((const rj_coro_head *)(const void *)c)->switches_inline;
+}
+
+/* rj_coro_resume with the switch inline in the caller where c allows it. */
+static inline __attribute__((always_inline)) int rj_coro_resume_inline(rj_coro *_Nonnull c) {
+#if RJ_HAVE_INLINE_SWITCH
+    if (rj_coro_switches_inline(c)) {
+        rj_coro_head *h = (rj_coro_head *)(void *)c;
+        rj_coro_will_resume(c);
+        rj_switch_inline(&h->caller_sp, h->sp);
+        return rj_coro_did_return(c);
+    }
+#endif
+    return rj_coro_resume(c);
+}
+
+/* rj_coro_suspend with the switch inline in the caller where c allows it. */
+static inline __attribute__((always_inline)) void rj_coro_suspend_inline(rj_coro *_Nonnull c) {
+#if RJ_HAVE_INLINE_SWITCH
+    if (rj_coro_switches_inline(c)) {
+        rj_coro_head *h = (rj_coro_head *)(void *)c;
+        rj_switch_inline(&h->sp, h->caller_sp);
+        return;
+    }
+#endif
+    rj_coro_suspend(c);
+}
 
 /* ---- Configuration (process-wide, thread-safe) ------------------------ */
 
@@ -170,6 +312,10 @@ int rj_exclusivity_fast_path(void);
  * recognised and they are not tracked. */
 int rj_task_locals_tracked(void);
 
+/* The calling thread's floating-point control state (x86_64: MXCSR and the
+ * x87 control word; arm64: FPCR), as one number to compare. */
+uint64_t rj_fpu_control_state(void);
+
 /* "address" or "thread" when the C core was built with that sanitizer (and
  * annotates every switch for it), "" otherwise. */
 const char *_Nonnull rj_sanitizer(void);
@@ -182,11 +328,19 @@ void rj_report(const char *_Nonnull msg);
 
 /* ---- Benchmark floor -------------------------------------------------- */
 
-/* Measures `iterations` round trips (resume + suspend) of the bare switch of
- * `backend`, with none of rj_coro_resume's bookkeeping. Returns nanoseconds
- * per round trip, or -1 if the backend is not available or the build is
+/* The switch variants the benchmark floor measures. */
+typedef enum {
+    RJ_FLOOR_CALL_RET = 0,  /* rj_switch: out of line, saves MXCSR/x87 CW, `ret` onto the other stack */
+    RJ_FLOOR_INLINE = 1,    /* rj_switch_inline: inline, indirect jump to a label */
+    RJ_FLOOR_INLINE_FPU = 2, /* the inline switch plus saving the FPU control state and restoring it when it differs */
+    RJ_FLOOR_UCONTEXT = 3,  /* swapcontext */
+} rj_floor_variant;
+
+/* Measures `iterations` round trips (resume + suspend) of the bare switch
+ * `variant`, with none of rj_coro_resume's bookkeeping. Returns nanoseconds
+ * per round trip, or -1 if the variant is not available here or the build is
  * sanitized (an unannotated switch would confuse the sanitizer). */
-double rj_bench_raw_round_trip(rj_backend backend, uint64_t iterations);
+double rj_bench_floor(rj_floor_variant variant, uint64_t iterations);
 
 #ifdef __cplusplus
 }

@@ -123,12 +123,19 @@ extension Generator {
     func run(_ coro: OpaquePointer) throws -> GeneratorStep<Element, Return> {
         var value: Element? = nil
         var result: Outcome<Return>? = nil
+        // The floating-point control state belongs to the thread (the inline switch does not
+        // carry it, see docs/context-switching.md): debug builds check that the body gave it
+        // back as it found it.
+        let fpuBefore = _isDebugAssertConfiguration() ? rj_fpu_control_state() : 0
         let finished = withUnsafeMutablePointer(to: &value) { valueSlot in
             withUnsafeMutablePointer(to: &result) { resultSlot in
                 outbox = UnsafeMutableRawPointer(valueSlot)
                 resultBox = UnsafeMutableRawPointer(resultSlot)
-                return rj_coro_resume(coro)
+                return rj_coro_resume_inline(coro)
             }
+        }
+        if _isDebugAssertConfiguration(), rj_fpu_control_state() != fpuBefore {
+            fpuStateChanged()
         }
         if finished == 0 {
             stateWord.store(.suspended, ordering: .releasing)

@@ -193,6 +193,16 @@ public class _RJCoroutineHost {
     }
 }
 
+/// Stops the program: a body changed the floating-point control state and did not restore it
+/// before it yielded or returned. Checked in debug builds.
+@usableFromInline @inline(never)
+func fpuStateChanged() -> Never {
+    fatalError(
+        "RJIterator: the generator body changed the floating-point control state (rounding mode or "
+            + "exception masks, e.g. with fesetround) and yielded or returned without restoring it. "
+            + "The state belongs to the thread, not to the generator: restore it before each yield")
+}
+
 /// The C entry point of every coroutine. `arg` is the unretained host: the stack must not
 /// hold a strong reference, or a suspended generator could never be freed.
 @usableFromInline
@@ -218,7 +228,7 @@ extension _RJCoroutineHost {
         let host = Unmanaged.passUnretained(self)
         withUnsafeMutablePointer(to: &incoming) { slot in
             host._withUnsafeGuaranteedRef { $0.inbox = UnsafeMutableRawPointer(slot) }
-            rj_coro_suspend(current)
+            rj_coro_suspend_inline(current)
         }
         if closingOnRelease { return .close }
         return incoming.take().unsafelyUnwrapped

@@ -9,4 +9,9 @@ int rj_probe_big_frame(void);
 /* Writes one byte at `address`. */
 void rj_probe_poke(void *address);
 
+/* Sets the rounding mode upward / back to nearest; whether it is upward now. */
+void rj_probe_round_upward(void);
+void rj_probe_round_to_nearest(void);
+int rj_probe_rounding_is_upward(void);
+
 #endif
