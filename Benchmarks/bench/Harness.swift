@@ -57,6 +57,9 @@ final class Row {
     let unit: String
     let note: String
     let body: ((Int) -> Void)?
+    /// For a row measured elsewhere (a peer's script): one sample, in the row's unit, or nil
+    /// if it could not be taken.
+    let sampler: (() -> Double?)?
     var samples: [Double] = []
     /// Operations per sample, chosen so that one sample takes about 20 ms.
     var batch = 0
@@ -67,6 +70,16 @@ final class Row {
         self.note = note
         self.unit = unit
         self.body = body
+        self.sampler = nil
+    }
+
+    init(_ group: String, _ name: String, note: String = "", sampler: (() -> Double?)?) {
+        self.group = group
+        self.name = name
+        self.note = note
+        self.unit = "ns"
+        self.body = nil
+        self.sampler = sampler
     }
 
     var measured: Bool { !samples.isEmpty }
@@ -121,22 +134,30 @@ final class Bench {
     /// benchmark does it), so that a burst of noise hits every row of the set, and the
     /// per-round ratios of two rows stay comparable.
     func measure(_ set: [Row]) {
-        let chosen = set.filter { $0.body != nil && wanted($0.name) }
+        var chosen = set.filter { ($0.body != nil || $0.sampler != nil) && wanted($0.name) }
         guard !chosen.isEmpty else { return }
         anyWanted = true
         progress("\(chosen[0].group): \(chosen.count) row(s), \(samplesPerRow) rounds")
         for row in chosen {
-            row.batch = calibrate(row.body!)
-            row.body!(row.batch)  // warm-up
+            if let body = row.body {
+                row.batch = calibrate(body)
+                body(row.batch)  // warm-up
+            }
         }
         for round in 0..<samplesPerRow {
             for row in chosen {
-                let t0 = now()
-                row.body!(row.batch)
-                row.samples.append(Double(now() - t0) / Double(row.batch))
+                if let body = row.body {
+                    let t0 = now()
+                    body(row.batch)
+                    row.samples.append(Double(now() - t0) / Double(row.batch))
+                } else if let sample = row.sampler!() {
+                    row.samples.append(sample)
+                }
             }
             if round % 5 == 4 { progress("  round \(round + 1)/\(samplesPerRow)") }
         }
+        // A peer that could not run (its script failed) has no samples: left out.
+        chosen.removeAll { $0.samples.count != samplesPerRow }
         rows.append(contentsOf: chosen)
     }
 

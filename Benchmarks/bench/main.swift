@@ -152,6 +152,40 @@ final class PingPong: @unchecked Sendable {
     var stop = false
     var value = 0
 }
+/// Runs a peer's script (Benchmarks/peers/) and reads the nanoseconds per round trip it prints;
+/// nil when the interpreter is not on the PATH or the script fails.
+func peerSample(_ interpreter: String, _ script: String, _ iterations: Int) -> Double? {
+    let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("peers")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [interpreter, peers.appendingPathComponent(script).path, String(iterations)]
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch { return nil }
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+}
+
+/// Whether `tool` is on the PATH.
+func onPath(_ tool: String) -> Bool {
+    (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains {
+        FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)")
+    }
+}
+
+let v8Generator = Row(switchGroup, "peer: V8 generator next(v) (node)", note: "Benchmarks/peers/generator.js, loop included",
+                      sampler: onPath("node") ? { peerSample("node", "generator.js", 2_000_000) } : nil)
+let pythonGenerator = Row(switchGroup, "peer: Python generator send(v) (python3)",
+                          note: "Benchmarks/peers/generator.py, loop included",
+                          sampler: onPath("python3") ? { peerSample("python3", "generator.py", 300_000) } : nil)
+for (tool, row) in [("node", v8Generator), ("python3", pythonGenerator)] where !onPath(tool) && bench.wanted(row.name) {
+    progress("\(row.name): skipped, \(tool) is not on the PATH")
+}
+
 let pingPong = PingPong()
 let semaphores = Row(switchGroup, "thread + two semaphores", note: "ping-pong between two threads") { n in
     for _ in 0..<n {
@@ -170,7 +204,7 @@ if bench.wanted(semaphores.name) {
     }.start()
 }
 
-bench.measure([rawFast, rawInline, rawInlineFPU, rawUContext, generatorNext, generatorNextUContext, rjIteratorNext, createRunRelease,
+bench.measure([rawFast, rawInline, rawInlineFPU, rawUContext, v8Generator, pythonGenerator, generatorNext, generatorNextUContext, rjIteratorNext, createRunRelease,
                awaitCompleted, awaitFulfilled, asyncStream, checkedContinuation, semaphores])
 if bench.wanted(semaphores.name) {
     pingPong.stop = true
@@ -424,7 +458,10 @@ bench.checkSomethingRan()
 
 // ---- Targets ----------------------------------------------------------------------------
 
-bench.ratio("Generator.next / raw fast switch", generatorNext, over: rawFast, target: 1.3)
+bench.ratio("Generator.next / raw fast switch (call/ret)", generatorNext, over: rawFast, target: 1.3)
+bench.ratio("Generator.next / inline switch", generatorNext, over: rawInline, target: nil)
+bench.ratio("Generator.next / V8 generator next", generatorNext, over: v8Generator, target: 1.0)
+bench.ratio("RJIterator.next / Python generator send", rjIteratorNext, over: pythonGenerator, target: 1.0)
 bench.ratio("RJIterator.next / Generator.next", rjIteratorNext, over: generatorNext, target: 2.0)
 bench.ratio("create + run + release / raw fast switch", createRunRelease, over: rawFast, target: 5.0)
 bench.ratio("rj_await, completed task / Generator.next", awaitCompleted, over: generatorNext, target: 8.0)

@@ -125,8 +125,9 @@ extension Generator {
         var result: Outcome<Return>? = nil
         // The floating-point control state belongs to the thread (the inline switch does not
         // carry it, see docs/context-switching.md): debug builds check that the body gave it
-        // back as it found it.
-        let fpuBefore = _isDebugAssertConfiguration() ? rj_fpu_control_state() : 0
+        // back as it found it. (`assert` runs its closure in debug builds only.)
+        var fpuBefore: UInt64 = 0
+        assert({ fpuBefore = rj_fpu_control_state(); return true }())
         let finished = withUnsafeMutablePointer(to: &value) { valueSlot in
             withUnsafeMutablePointer(to: &result) { resultSlot in
                 outbox = UnsafeMutableRawPointer(valueSlot)
@@ -134,9 +135,10 @@ extension Generator {
                 return rj_coro_resume_inline(coro)
             }
         }
-        if _isDebugAssertConfiguration(), rj_fpu_control_state() != fpuBefore {
-            fpuStateChanged()
-        }
+        assert({
+            if rj_fpu_control_state() != fpuBefore { fpuStateChanged() }
+            return true
+        }())
         if finished == 0 {
             stateWord.store(.suspended, ordering: .releasing)
             return .yielded(value.take().unsafelyUnwrapped)
