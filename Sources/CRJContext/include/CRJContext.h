@@ -271,6 +271,9 @@ void rj_set_default_backend(rj_backend backend);
 const char *_Nonnull rj_backend_name(rj_backend backend);
 /* 1 if the fast backend is compiled in on this architecture. */
 int rj_fast_backend_available(void);
+/* 1 if coroutines created now switch with the inline switch (the default
+ * backend is the fast one, and the build has no sanitizer). */
+int rj_switches_inline_by_default(void);
 
 /* Default usable stack size (256 KiB unless changed). */
 size_t rj_default_stack_size(void);

@@ -20,6 +20,16 @@ public enum RJRuntime {
     /// Whether the assembly backend is compiled into this build.
     public static var fastBackendAvailable: Bool { rj_fast_backend_available() != 0 }
 
+    /// Whether generators made now switch with the inline switch: the fast backend in a build
+    /// without a sanitizer. Such a switch leaves the floating-point control state (rounding
+    /// mode, exception masks) to the thread: a body restores what it changes before it yields
+    /// (docs/context-switching.md).
+    ///
+    /// ```swift
+    /// print(RJRuntime.switchesInline)   // true on x86_64 and arm64 by default
+    /// ```
+    public static var switchesInline: Bool { rj_switches_inline_by_default() != 0 }
+
     /// Usable stack size, in bytes, of a generator created without `stackSize:`.
     /// 256 KiB unless changed; values below ``minimumStackSize`` are raised to it.
     /// Stacks are committed lazily, so a large value costs address space, not memory.
