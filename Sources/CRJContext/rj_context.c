@@ -222,7 +222,8 @@ static void rj_find_swapcontext(void) {
     if (!rj_real_swapcontext_fn) rj_real_swapcontext_fn = swapcontext;
 }
 static int rj_swapcontext(ucontext_t *from, const ucontext_t *to) {
-    pthread_once(&rj_swapcontext_once, rj_find_swapcontext);
+    if (pthread_once(&rj_swapcontext_once, rj_find_swapcontext) != 0 || !rj_real_swapcontext_fn)
+        return swapcontext(from, to); /* the intercepted one: a warning, but a switch */
     return rj_real_swapcontext_fn(from, to);
 }
 #else

@@ -31,6 +31,7 @@ static struct sigaction rj_previous_segv;
 static struct sigaction rj_previous_bus;
 static pthread_once_t rj_install_once = PTHREAD_ONCE_INIT;
 static pthread_key_t rj_altstack_key;
+static int rj_altstack_key_made;
 
 #define RJ_ALTSTACK_SIZE (64 * 1024)
 
@@ -133,7 +134,9 @@ static void rj_free_altstack(void *p) {
 }
 
 static void rj_install_handlers(void) {
-    pthread_key_create(&rj_altstack_key, rj_free_altstack);
+    /* Without the key a thread's alternate stack is not freed when the thread ends: the
+     * handler still works, so that is all a failure costs. */
+    rj_altstack_key_made = pthread_key_create(&rj_altstack_key, rj_free_altstack) == 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = rj_fault_handler;
@@ -144,7 +147,7 @@ static void rj_install_handlers(void) {
 }
 
 void rj_overflow_prepare_thread(void) {
-    pthread_once(&rj_install_once, rj_install_handlers);
+    if (pthread_once(&rj_install_once, rj_install_handlers) != 0) return; /* no handler: faults stay as they are */
     stack_t current;
     if (sigaltstack(NULL, &current) == 0 && !(current.ss_flags & SS_DISABLE) && current.ss_sp)
         return; /* the thread has one already (Swift gives the main thread one) */
@@ -159,5 +162,8 @@ void rj_overflow_prepare_thread(void) {
         munmap(mem, RJ_ALTSTACK_SIZE);
         return;
     }
-    pthread_setspecific(rj_altstack_key, mem);
+    if (!rj_altstack_key_made || pthread_setspecific(rj_altstack_key, mem) != 0) {
+        /* Keep the alternate stack (the handler needs it) but say that it will not be freed. */
+        rj_set_error("RJIterator: the alternate signal stack of this thread will not be freed at thread exit");
+    }
 }

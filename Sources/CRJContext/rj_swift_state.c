@@ -170,7 +170,7 @@ static void rj_read_excl_env(void) {
 }
 
 static void rj_find_exclusivity_head(void) {
-    pthread_once(&rj_excl_env_once, rj_read_excl_env);
+    if (pthread_once(&rj_excl_env_once, rj_read_excl_env) != 0) return; /* calls the runtime instead */
     if (rj_excl_disabled || !swift_beginAccess || !swift_endAccess || !swift_task_enterThreadLocalContext) return;
     char *data;
     size_t size;
@@ -203,7 +203,7 @@ static int rj_readable(const void *p, size_t len) {
     static int fds[2] = {-1, -1};
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     int ok = 0;
-    pthread_mutex_lock(&lock);
+    if (pthread_mutex_lock(&lock) != 0) return 0; /* cannot tell: treat as unreadable */
     if (fds[0] >= 0 || pipe(fds) == 0) {
         ssize_t w = write(fds[1], p, len);
         if (w == (ssize_t)len) {
@@ -259,7 +259,7 @@ static void rj_probe_task_locals(void) {
 
 static void rj_find_task_local_slot(void) {
 #if RJ_HAVE_TASK_LOCAL_PROBE
-    pthread_once(&rj_tl_probe_once, rj_probe_task_locals);
+    if (pthread_once(&rj_tl_probe_once, rj_probe_task_locals) != 0) return; /* not tracked */
     size_t offset = __atomic_load_n(&rj_tl_offset, __ATOMIC_RELAXED);
     char *data;
     size_t size;
