@@ -71,10 +71,13 @@ public final class RJIterator {
     /// let r = it.next("again")
     /// ```
     @discardableResult
-    public func next(_ value: Any?) -> RJResult {
-        // The body reads `value` where it lies, in this frame, while this call waits.
-        withUnsafePointer(to: value) { input in
-            channel.input = input
+    public func next(_ value: consuming Any?) -> RJResult {
+        // The body reads the value where it lies, in this frame, while this call waits. Taken
+        // (`consuming`) into a local and passed `inout`: no copy, and no unspecialised generic
+        // code, which `withUnsafePointer(to:)` of a borrowed `Any?` goes through.
+        var input = consume value
+        return withUnsafeMutablePointer(to: &input) { input in
+            channel.input = UnsafePointer(input)
             return step()
         }
     }
@@ -114,18 +117,24 @@ final class SeedChannel {
     /// resuming `next` gave. Runs on the body's stack (`current`, owned by `host`). The host
     /// travels unmanaged: an unoptimised build would keep a strong copy of a reference
     /// argument in this frame, which outlives an abandoned body and leaks the generator.
-    func yield(_ value: Any?, _ host: Unmanaged<_RJCoroutineHost>, _ current: OpaquePointer) -> Any? {
-        let signal = withUnsafePointer(to: value) { yielded in
-            output = yielded
-            return host._withUnsafeGuaranteedRef { $0.suspend(current, yielding: (), resumedWith: Void.self) }
+    static func yield(
+        _ value: consuming Any?, _ channel: Unmanaged<SeedChannel>, _ host: Unmanaged<_RJCoroutineHost>,
+        _ current: OpaquePointer
+    ) -> Any? {
+        var yielded = consume value
+        // What the resuming `next` gave: nil for `next()`, which gives the yielded value back.
+        let resumedWith: UnsafePointer<Any?>?? = withUnsafeMutablePointer(to: &yielded) { yielded in
+            channel._withUnsafeGuaranteedRef { $0.output = UnsafePointer(yielded) }
+            switch host._withUnsafeGuaranteedRef({ $0.suspend(current, yielding: (), resumedWith: Void.self) }) {
+            case .value: return .some(channel._withUnsafeGuaranteedRef { $0.input })
+            // Only Generator's throw/return/close send these; RJIterator has none of them.
+            case .error, .close: return .none
+            }
         }
-        switch signal {
-        case .value:
-            guard let input else { return value }
-            return input.pointee
-        // Only Generator's throw/return/close send these; RJIterator has none of them.
-        case .error, .close:
-            return nil
+        switch resumedWith {
+        case .some(.some(let input)): return input.pointee
+        case .some(.none): return yielded  // moved, not copied
+        case .none: return nil
         }
     }
 
@@ -134,7 +143,7 @@ final class SeedChannel {
     func delegate(to inner: RJIterator, _ host: Unmanaged<_RJCoroutineHost>, _ current: OpaquePointer) -> Any? {
         var result = inner.next()
         while true {
-            let resumedWith = yield(result.value, host, current)
+            let resumedWith = SeedChannel.yield(result.value, Unmanaged.passUnretained(self), host, current)
             if result.done || result.error != nil { return resumedWith }
             result = input == nil ? inner.next() : inner.next(resumedWith)
         }
@@ -156,7 +165,7 @@ final class SeedChannel {
 /// }
 /// ```
 @discardableResult
-public func rj_yield(_ value: Any?) -> Any? {
+public func rj_yield(_ value: consuming Any?) -> Any? {
     guard let current = rj_coro_current(), let owner = rj_coro_owner(current) else { return nil }
     // Unmanaged, not retained: a strong reference on the suspended stack would outlive an
     // abandoned body and leak the generator.
@@ -165,12 +174,31 @@ public func rj_yield(_ value: Any?) -> Any? {
     guard let client = host._withUnsafeGuaranteedRef({ $0.hasClient(ofType: SeedChannel.self) ? $0.client : nil })
     else { return nil }
     // Never a strong local: the body's suspended frames must not keep the channel alive.
-    return Unmanaged<SeedChannel>.fromOpaque(client.toOpaque())._withUnsafeGuaranteedRef { channel in
-        // RJIterator is final: comparing the dynamic type is exact, and much cheaper than a
-        // cast on every yield.
-        if let inner = value, ObjectIdentifier(type(of: inner)) == ObjectIdentifier(RJIterator.self) {
-            return channel.delegate(to: inner as! RJIterator, host, current)
-        }
-        return channel.yield(value, host, current)
+    let channel = Unmanaged<SeedChannel>.fromOpaque(client.toOpaque())
+    if mayHoldAnIterator(value), let inner = copy value as? RJIterator {
+        return channel._withUnsafeGuaranteedRef { $0.delegate(to: inner, host, current) }
+    }
+    return SeedChannel.yield(value, channel, host, current)
+}
+
+/// Whether `value` may hold an ``RJIterator``, read from the existential's type metadata
+/// without copying the value (every copy of an `Any?` is a call into the runtime): an `Any` is
+/// three words of value and one of type metadata (0 for nil). Values of struct, enum,
+/// optional, tuple or function type (an Int, a String...) cannot; only those get past
+/// without the real cast.
+@inline(__always)
+private func mayHoldAnIterator(_ value: borrowing Any?) -> Bool {
+    let metadata = unsafe_anyMetadata(value)
+    guard let metadata else { return false }
+    if metadata == unsafeBitCast(RJIterator.self, to: UnsafeRawPointer.self) { return true }
+    let kind = metadata.load(as: UInt.self)
+    return !((0x200...0x202).contains(kind) || kind == 0x301 || kind == 0x302)
+}
+
+/// The type metadata word of an `Any?` (nil for nil).
+@inline(__always)
+private func unsafe_anyMetadata(_ value: borrowing Any?) -> UnsafeRawPointer? {
+    withUnsafePointer(to: value) { pointer in
+        UnsafeRawPointer(pointer).load(fromByteOffset: 3 * MemoryLayout<UInt>.size, as: UnsafeRawPointer?.self)
     }
 }
