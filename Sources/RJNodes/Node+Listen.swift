@@ -129,7 +129,8 @@ final class Listener<Value: Sendable>: Cancelable, @unchecked Sendable {
                 if !cancelled.load(ordering: .relaxed), owner.isAlive { block(value) }
             }
         } else {
-            block(value)
+            // A set made by the block starts its own wave, after this one.
+            GraphEngine.shared.userBlock { block(value) }
         }
     }
 

@@ -34,27 +34,30 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     struct Edge {
         @usableFromInline let id: UInt64
         @usableFromInline let deliver: @Sendable (Value) -> Void
+        /// The node this edge feeds, for graph traversal (nil for a listener).
+        @usableFromInline let target: AnyNodeReference?
 
-        @inlinable init(id: UInt64, deliver: @escaping @Sendable (Value) -> Void) {
+        @inlinable init(id: UInt64, target: AnyNodeReference?, deliver: @escaping @Sendable (Value) -> Void) {
             self.id = id
+            self.target = target
             self.deliver = deliver
         }
     }
 
-    /// Recursive: a listener may read, listen to or set the node it is called from (a set made
-    /// from inside a delivery is queued, see `receive`) while other threads wait their turn.
-    @usableFromInline let lock = RJLock(recursive: true)
-    // Guarded by `lock`.
+    // Guarded by the engine's lock (GraphEngine.swift), which every node operation takes.
     // (`@exclusivity(unchecked)`: the lock already makes the accesses exclusive, and the dynamic
     // check cost more than a listener call.)
     @usableFromInline @exclusivity(unchecked) var slot: Slot
     @usableFromInline @exclusivity(unchecked) var edges: [Edge] = []
-    @usableFromInline @exclusivity(unchecked) var delivering = false
-    @usableFromInline @exclusivity(unchecked) var queued: [Value] = []
     @usableFromInline @exclusivity(unchecked) var nextEdgeID: UInt64 = 0
-    /// Set on a derived node: holds its source (strongly, keeping it alive) and removes this
-    /// node's edge from it when this node goes.
-    @usableFromInline var detachFromSource: (@Sendable () -> Void)?
+    /// The wave in which this node last took a value: at most once per wave.
+    @usableFromInline @exclusivity(unchecked) var lastWave: UInt64 = 0
+    /// One more than the highest rank upstream; orders the deferred nodes of a wave.
+    @usableFromInline @exclusivity(unchecked) var rank = 0
+    @usableFromInline @exclusivity(unchecked) var storedName: String?
+    /// The edges feeding this node: each holds its upstream node (keeping it alive) and
+    /// removes the upstream's edge when it goes.
+    @usableFromInline @exclusivity(unchecked) var upstreamLinks: [UpstreamLink] = []
 
     @usableFromInline
     init(slot: Slot) {
@@ -62,7 +65,10 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     }
 
     deinit {
-        detachFromSource?()
+        // Detach from every upstream; the links hold the upstream nodes until then.
+        let links = upstreamLinks
+        upstreamLinks = []
+        for link in links { link.detach() }
     }
 
     /// The current value, or `nil` while the node is empty. (For a node of an optional type,
@@ -73,7 +79,7 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     /// MutableNode<Int>().value   // nil
     /// ```
     public var value: Value? {
-        lock.withLock {
+        GraphEngine.shared.lock.withLock {
             if case .value(let v) = slot { return v }
             return nil
         }
@@ -86,7 +92,7 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     /// n.isEmpty   // false: it holds nil
     /// ```
     public var isEmpty: Bool {
-        lock.withLock {
+        GraphEngine.shared.lock.withLock {
             if case .empty = slot { return true }
             return false
         }
@@ -94,51 +100,69 @@ public class Node<Value: Sendable>: @unchecked Sendable {
 
     // MARK: Propagation
 
-    /// Holds `value` and delivers it to every edge, in the order they were added. Called by
-    /// `MutableNode`'s setters and by the transforms feeding this node.
+    /// Takes `value` and delivers it to every edge, in the order they were added. Called by
+    /// `MutableNode`'s setters and by the transforms feeding this node: in a transform (inside
+    /// a wave) it joins the wave; from a listener it starts a wave after the running one;
+    /// elsewhere it starts a wave (GraphEngine.swift).
     @inlinable
-    final func receive(_ value: Value) {
-        lock.withLock {
-            if delivering {
-                // A set from inside this node's own delivery (recursive lock: same thread).
-                queued.append(value)
+    final func receive(_ value: Value, context: (any Sendable)? = nil) {
+        let engine = GraphEngine.shared
+        engine.lock.withLock {
+            if engine.inWave {
+                if engine.inUserBlock == 0 {
+                    take(value)
+                } else {
+                    engine.queuedWaves.append { [self] in
+                        engine.context = context
+                        take(value)
+                    }
+                }
                 return
             }
-            delivering = true
-            var next = value
-            while true {
-                slot = .value(next)
-                let current = edges
-                for edge in current { edge.deliver(next) }
-                if queued.isEmpty { break }
-                next = queued.removeFirst()
-            }
-            delivering = false
+            engine.inWave = true
+            engine.wave &+= 1
+            engine.context = context
+            take(value)
+            engine.finishWave()
         }
+    }
+
+    /// Inside a wave: holds `value` and delivers it, unless this node took a value in this
+    /// wave already (a value goes once around a cycle).
+    @inlinable
+    final func take(_ value: Value) {
+        let wave = GraphEngine.shared.wave
+        if lastWave == wave { return }
+        lastWave = wave
+        slot = .value(value)
+        let current = edges
+        for edge in current { edge.deliver(value) }
     }
 
     /// Makes the node empty; nothing is delivered.
     @usableFromInline
     final func makeEmpty() {
-        lock.withLock { slot = .empty }
+        GraphEngine.shared.lock.withLock { slot = .empty }
     }
 
     /// Adds an edge and, if the node holds a value, delivers it to that edge at once (under
     /// the lock, so no value is missed or seen twice in between). Returns the edge's id.
     @usableFromInline
-    final func addEdge(_ deliver: @escaping @Sendable (Value) -> Void) -> UInt64 {
-        lock.withLock {
+    final func addEdge(
+        target: AnyNodeReference? = nil, deliveringCurrent: Bool = true, _ deliver: @escaping @Sendable (Value) -> Void
+    ) -> UInt64 {
+        GraphEngine.shared.lock.withLock {
             nextEdgeID += 1
             let id = nextEdgeID
-            edges.append(Edge(id: id, deliver: deliver))
-            if case .value(let v) = slot { deliver(v) }
+            edges.append(Edge(id: id, target: target, deliver: deliver))
+            if deliveringCurrent, case .value(let v) = slot { deliver(v) }
             return id
         }
     }
 
     @usableFromInline
     final func removeEdge(_ id: UInt64) {
-        lock.withLock { edges.removeAll { $0.id == id } }
+        GraphEngine.shared.lock.withLock { edges.removeAll { $0.id == id } }
     }
 
     /// Makes a node fed by this one: `transform` turns each value of this node into calls to
@@ -149,13 +173,101 @@ public class Node<Value: Sendable>: @unchecked Sendable {
         _ transform: @escaping @Sendable (_ value: Value, _ downstream: Node<Down>) -> Void
     ) -> Node<Down> {
         let downstream = Node<Down>(slot: .empty)
-        let target = UnownedCheck(downstream)
-        let id = addEdge { value in
-            if let downstream = target.load() { transform(value, downstream) }
-        }
-        downstream.detachFromSource = { [self] in removeEdge(id) }
+        downstream.feed(from: self, transform)
         return downstream
     }
+}
+
+extension Node {
+    /// Adds an edge from `upstream` into this node: `transform` turns each of its values into
+    /// calls to this node's `receive`. This node keeps `upstream` alive (until the edge is
+    /// removed); `upstream` keeps this node only weakly. Returns the link.
+    @usableFromInline @discardableResult
+    final func feed<Up: Sendable>(
+        from upstream: Node<Up>, deliveringCurrent: Bool = true,
+        _ transform: @escaping @Sendable (_ value: Up, _ downstream: Node<Value>) -> Void
+    ) -> UpstreamLink {
+        GraphEngine.shared.lock.withLock {
+            raiseRank(above: upstream.rank)
+            let target = UnownedCheck(self)
+            let link = UpstreamLink(upstream: upstream)
+            upstreamLinks.append(link)
+            let id = upstream.addEdge(target: AnyNodeReference(self), deliveringCurrent: deliveringCurrent) { value in
+                if let downstream = target.load() { transform(value, downstream) }
+            }
+            link.edgeID = id
+            return link
+        }
+    }
+
+    /// For a node with several inputs: `recompute` runs once per wave, after every input that
+    /// changes in the wave has (see GraphEngine.swift); outside a wave, at once.
+    @usableFromInline
+    final func inputChanged(_ recompute: @escaping () -> Void) {
+        let engine = GraphEngine.shared
+        if engine.inWave && engine.inUserBlock == 0 {
+            engine.deferUpdate(of: self, rank: rank, recompute)
+        } else {
+            recompute()
+        }
+    }
+
+    /// Keeps `rank` above `rank` of an upstream, and its downstream nodes above it in turn
+    /// (a cycle stops the walk: a node already raised in it is left alone).
+    @usableFromInline
+    final func raiseRank(above upstreamRank: Int) {
+        var seen: Set<ObjectIdentifier> = []
+        var work: [(AnyNodeReference, Int)] = [(AnyNodeReference(self), upstreamRank + 1)]
+        while let (node, minimum) = work.popLast() {
+            guard let object = node.object, seen.insert(ObjectIdentifier(object)).inserted else { continue }
+            if node.rank >= minimum { continue }
+            node.setRank(minimum)
+            for next in node.downstreamReferences { work.append((next, minimum + 1)) }
+        }
+    }
+}
+
+/// An edge into a node, seen from the node it feeds: holds the upstream node (keeping it
+/// alive) and removes the upstream's edge when the link goes.
+@usableFromInline
+final class UpstreamLink: @unchecked Sendable {
+    @usableFromInline let upstream: AnyNodeReference
+    @usableFromInline let removeEdge: @Sendable (UInt64) -> Void
+    @usableFromInline var edgeID: UInt64 = 0
+    /// The upstream node itself, strongly.
+    @usableFromInline let holder: AnyObject
+
+    @usableFromInline init<Up: Sendable>(upstream: Node<Up>) {
+        self.upstream = AnyNodeReference(upstream)
+        self.holder = upstream
+        self.removeEdge = { [upstream] id in upstream.removeEdge(id) }
+    }
+
+    @usableFromInline func detach() {
+        removeEdge(edgeID)
+    }
+}
+
+/// A node of any value type, for walking the graph (names, ranks, edges), held unowned-safe:
+/// it never keeps the node alive.
+@usableFromInline
+struct AnyNodeReference: @unchecked Sendable {
+    @usableFromInline let check: UnownedCheck<AnyObject>
+    @usableFromInline let rankGetter: @Sendable (AnyObject) -> Int
+    @usableFromInline let rankSetter: @Sendable (AnyObject, Int) -> Void
+    @usableFromInline let downstreamGetter: @Sendable (AnyObject) -> [AnyNodeReference]
+
+    @usableFromInline init<V: Sendable>(_ node: Node<V>) {
+        check = UnownedCheck(node as AnyObject)
+        rankGetter = { ($0 as! Node<V>).rank }
+        rankSetter = { ($0 as! Node<V>).rank = $1 }
+        downstreamGetter = { ($0 as! Node<V>).edges.compactMap(\.target) }
+    }
+
+    @usableFromInline var object: AnyObject? { check.load() }
+    @usableFromInline var rank: Int { object.map(rankGetter) ?? 0 }
+    @usableFromInline func setRank(_ rank: Int) { if let object { rankSetter(object, rank) } }
+    @usableFromInline var downstreamReferences: [AnyNodeReference] { object.map(downstreamGetter) ?? [] }
 }
 
 /// A node whose value can be set: `node.value = 2` as in the seed (assigning `nil` makes it

@@ -169,7 +169,7 @@ final class NodeListenerTests: XCTestCase {
 
 extension Node {
     /// How many edges (derived nodes and listeners) the node has (for tests).
-    var edgeCount: Int { lock.withLock { edges.count } }
+    var edgeCount: Int { GraphEngine.shared.lock.withLock { edges.count } }
 }
 
 final class NodeMainQueueTests: XCTestCase {
