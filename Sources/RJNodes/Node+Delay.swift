@@ -10,7 +10,8 @@ extension Node {
     public func delay(_ interval: Double, queue: DispatchQueue) -> Node<Value> {
         if !(interval > 0) { fatalError("RJIterator: delay needs a positive interval in seconds, got \(interval)") }
         return derive { value, downstream in
-            queue.asyncAfter(deadline: .now() + interval) { downstream.receive(value) }
+            let context = GraphEngine.shared.context  // travels with the value
+            queue.asyncAfter(deadline: .now() + interval) { downstream.receive(value, context: context) }
         }
     }
 

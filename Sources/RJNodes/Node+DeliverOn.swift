@@ -8,7 +8,10 @@ extension Node {
     /// a.deliverOn(background).map { heavy($0) }.deliverOnMainQueue().listenedBy(self).withBlock { show($0) }
     /// ```
     public func deliverOn(_ queue: DispatchQueue) -> Node<Value> {
-        derive { value, downstream in queue.async { downstream.receive(value) } }
+        derive { value, downstream in
+            let context = GraphEngine.shared.context  // travels with the value
+            queue.async { downstream.receive(value, context: context) }
+        }
     }
 
     /// `deliverOn(.main)`.

@@ -15,9 +15,10 @@ extension Node {
         let generation = Atomic<UInt64>(0)
         return derive { value, downstream in
             let mine = generation.add(1, ordering: .acquiringAndReleasing).newValue
+            let context = GraphEngine.shared.context  // travels with the value
             queue.asyncAfter(deadline: .now() + interval) { [weak downstream] in
                 guard let downstream, generation.load(ordering: .acquiring) == mine else { return }
-                downstream.receive(value)
+                downstream.receive(value, context: context)
             }
         }
     }

@@ -58,6 +58,8 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     /// The edges feeding this node: each holds its upstream node (keeping it alive) and
     /// removes the upstream's edge when it goes.
     @usableFromInline @exclusivity(unchecked) var upstreamLinks: [UpstreamLink] = []
+    /// For a node linked to several upstreams: the value the last of them gave in this wave.
+    @usableFromInline @exclusivity(unchecked) var linkedValue: Value?
 
     @usableFromInline
     init(slot: Slot) {
@@ -101,15 +103,16 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     // MARK: Propagation
 
     /// Takes `value` and delivers it to every edge, in the order they were added. Called by
-    /// `MutableNode`'s setters and by the transforms feeding this node: in a transform (inside
-    /// a wave) it joins the wave; from a listener it starts a wave after the running one;
-    /// elsewhere it starts a wave (GraphEngine.swift).
+    /// the transforms feeding this node, where it joins the running wave, and by
+    /// `MutableNode`'s setters (`isSet`): a set made while a wave runs (from a listener, or from
+    /// the closure of a transform) starts a wave of its own after it; elsewhere a set starts a
+    /// wave at once (GraphEngine.swift).
     @inlinable
-    final func receive(_ value: Value, context: (any Sendable)? = nil) {
+    final func receive(_ value: Value, context: (any Sendable)? = nil, isSet: Bool = false) {
         let engine = GraphEngine.shared
         engine.lock.withLock {
             if engine.inWave {
-                if engine.inUserBlock == 0 {
+                if engine.inUserBlock == 0 && !isSet {
                     take(value)
                 } else {
                     engine.queuedWaves.append { [self] in
@@ -307,7 +310,7 @@ public final class MutableNode<Value: Sendable>: Node<Value>, @unchecked Sendabl
     public override var value: Value? {
         get { super.value }
         set {
-            if let newValue { receive(newValue) } else { makeEmpty() }
+            if let newValue { receive(newValue, isSet: true) } else { makeEmpty() }
         }
     }
 
@@ -318,7 +321,7 @@ public final class MutableNode<Value: Sendable>: Node<Value>, @unchecked Sendabl
     /// n.set(nil)   // holds nil, delivers nil
     /// ```
     public func set(_ value: Value) {
-        receive(value)
+        receive(value, isSet: true)
     }
 
     /// Empties the node. Nothing is delivered; derived nodes keep their last value.
