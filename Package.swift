@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "RJIterator", targets: ["RJIterator"]),
         .library(name: "RJPromises", targets: ["RJPromises"]),
         .library(name: "RJNodes", targets: ["RJNodes"]),
+        .library(name: "RJBridges", targets: ["RJBridges"]),
     ],
     targets: [
         // Stacks and context switches: the only code that knows about registers.
@@ -23,6 +24,9 @@ let package = Package(
         // Generators (typed and seed-compatible) on top of the C core, and rj_async/rj_await
         // on top of generators; only the Async folder uses RJPromises (rj_await accepts them).
         .target(name: "RJIterator", dependencies: ["CRJContext", "RJPromises", "RJLocks"], path: "Sources/RJIterator"),
+        // Bridges between the parts (a node's value as a promise, rj_await of a node), so that
+        // the parts themselves depend on nothing new.
+        .target(name: "RJBridges", dependencies: ["RJNodes", "RJPromises", "RJIterator"], path: "Sources/RJBridges"),
         .executableTarget(name: "bench", dependencies: ["RJIterator", "CRJContext", "RJPromises", "RJNodes"], path: "Benchmarks/bench"),
         // The seed's login example, with callbacks and with rj_async/rj_await: `swift run demo login`.
         .executableTarget(name: "demo", dependencies: ["RJIterator"], path: "Examples/demo"),
@@ -32,7 +36,8 @@ let package = Package(
                           path: "Tests/RJProbe"),
         .target(name: "RJProbeSupport", path: "Tests/RJProbeSupport"),
         .testTarget(name: "RJLocksTests", dependencies: ["RJLocks"], path: "Tests/RJLocksTests"),
-        .testTarget(name: "RJNodesTests", dependencies: ["RJNodes"], path: "Tests/RJNodesTests"),
+        .testTarget(name: "RJNodesTests", dependencies: ["RJNodes", "RJBridges", "RJPromises", "RJIterator"],
+                    path: "Tests/RJNodesTests"),
         .testTarget(name: "RJPromisesTests", dependencies: ["RJPromises"], path: "Tests/RJPromisesTests"),
         .testTarget(name: "RJIteratorTests", dependencies: ["RJIterator", "RJPromises", "CRJContext", "rj-probe"],
                     path: "Tests/RJIteratorTests"),

@@ -1,0 +1,46 @@
+import RJIterator
+import RJNodes
+import RJPromises
+
+// Bridges between the package's parts, kept out of them so that their dependencies run one
+// way: reactive nodes know neither promises nor rj_async.
+
+extension Node {
+    /// A promise of the node's current value, or of the next one if it is empty.
+    ///
+    /// ```swift
+    /// node.firstValue().then { print("first: \($0)") }
+    /// ```
+    public func firstValue() -> Promise<Value> {
+        let promise = Promise<Value>.pending()
+        let waiting = nextValue(includingCurrent: true) { promise.fulfill($0) }
+        promise.onCancel { waiting.cancel() }
+        return promise
+    }
+
+    /// A promise of the next value set on the node (not the current one).
+    ///
+    /// ```swift
+    /// node.nextValue().then { print("changed to \($0)") }
+    /// ```
+    public func nextValue() -> Promise<Value> {
+        let promise = Promise<Value>.pending()
+        let waiting = nextValue(includingCurrent: false) { promise.fulfill($0) }
+        promise.onCancel { waiting.cancel() }
+        return promise
+    }
+}
+
+/// Waits, inside an `rj_async` body, for the next value set on `node` (not its current one),
+/// without blocking the body's queue; the result's value is that value. Cancelling the task
+/// stops the waiting.
+///
+/// ```swift
+/// rj_async {
+///     let r = rj_await(nextOf: searchText)
+///     print("searching for \(r.value as! String)")
+/// }
+/// ```
+public func rj_await<T>(nextOf node: Node<T>) -> RJResult {
+    rj_await(node.nextValue())
+}
