@@ -452,7 +452,28 @@ let nodeChain = Row(nodeGroup, "node -> map -> filter with 10 listeners") { n in
     for l in listening { l.cancel() }
     blackHole(sink.sum)
 }
-bench.measure([directCalls, nodeListeners, nodeChain])
+let nodeDiamond = Row(nodeGroup, "diamond of 4 nodes (a -> b, c -> combine), 1 listener",
+                      note: "glitch-free: the combine runs once per set") { n in
+    final class Sink: @unchecked Sendable { var sum = 0 }
+    let sink = Sink()
+    let a = MutableNode(0)
+    let d = combine(a.map { $0 &+ 1 }, a.map { $0 &* 2 })
+    let listening = d.listenedBy(nodeOwner).withBlock { sink.sum &+= $0.0 &+ $0.1 }
+    for i in 0..<n { a.value = i }
+    listening.cancel()
+    blackHole(sink.sum)
+}
+let nodeCombine = Row(nodeGroup, "combine of 2 nodes, 1 listener", note: "one input set per step") { n in
+    final class Sink: @unchecked Sendable { var sum = 0 }
+    let sink = Sink()
+    let a = MutableNode(0)
+    let b = MutableNode(0)
+    let listening = combine(a, b).listenedBy(nodeOwner).withBlock { sink.sum &+= $0.0 &+ $0.1 }
+    for i in 0..<n { a.value = i }
+    listening.cancel()
+    blackHole(sink.sum)
+}
+bench.measure([directCalls, nodeListeners, nodeChain, nodeDiamond, nodeCombine])
 
 bench.checkSomethingRan()
 

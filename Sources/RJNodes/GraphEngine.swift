@@ -13,8 +13,9 @@ import RJLocks
 //   depth-first pass, lowest rank first (a node's rank is one more than its highest upstream's).
 //   So in a diamond (b = a.map, c = a.map, d = combine(b, c)) d runs once, after b and c: no
 //   listener ever sees a mix of old and new values ("glitch-free").
-// - A set made by a listener during the wave (a re-entrant set) starts its own wave right after
-//   this one, so every listener sees the values in the order they were set.
+// - A set made during the wave (by a listener, or by the closure of a transform: any
+//   `MutableNode` setter) starts its own wave right after this one, so every listener sees the
+//   values in the order they were set. Transforms feed their nodes inside the wave.
 // Cost: per set, one lock, one wave counter, one compare per node reached; deferred nodes add a
 // scan of the (short) deferred list.
 
@@ -27,10 +28,9 @@ final class GraphEngine: @unchecked Sendable {
     // Guarded by `lock`.
     @usableFromInline @exclusivity(unchecked) var wave: UInt64 = 0
     @usableFromInline @exclusivity(unchecked) var inWave = false
-    /// How deep this wave is inside user blocks (listeners): sets made there start new waves.
-    @usableFromInline @exclusivity(unchecked) var inUserBlock = 0
-    /// The context of the value being propagated (`set(_:context:)`).
-    @usableFromInline @exclusivity(unchecked) var context: (any Sendable)?
+    /// The context of the value being propagated (`set(_:context:)`), boxed: a nil test of a
+    /// class reference is one compare, of an optional existential a call into the runtime.
+    @usableFromInline @exclusivity(unchecked) var context: ValueContext?
     @usableFromInline @exclusivity(unchecked) var queuedWaves: [() -> Void] = []
     @usableFromInline @exclusivity(unchecked) var deferred: [Deferred] = []
     @usableFromInline @exclusivity(unchecked) var sequence: UInt64 = 0
@@ -51,6 +51,19 @@ final class GraphEngine: @unchecked Sendable {
     }
 
     @usableFromInline init() {}
+}
+
+/// A value's context, as it travels through a wave.
+@usableFromInline
+final class ValueContext: @unchecked Sendable {
+    @usableFromInline let value: any Sendable
+
+    @usableFromInline init(_ value: any Sendable) {
+        self.value = value
+    }
+}
+
+extension GraphEngine {
 
     /// Ends the wave a set started (under the lock): runs the deferred nodes, then the waves
     /// that listeners started, each with its own deferred nodes.
@@ -88,11 +101,4 @@ final class GraphEngine: @unchecked Sendable {
         }
     }
 
-    /// Calls a user block (a listener): sets it makes start waves of their own.
-    @inlinable
-    func userBlock(_ body: () -> Void) {
-        inUserBlock += 1
-        defer { inUserBlock -= 1 }
-        body()
-    }
 }

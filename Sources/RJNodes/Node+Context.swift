@@ -6,7 +6,7 @@ extension MutableNode {
     /// node.set(42, context: "from the settings screen")
     /// ```
     public func set(_ value: Value, context: (any Sendable)?) {
-        receive(value, context: context, isSet: true)
+        receive(value, context: context.map { ValueContext($0) }, isSet: true)
     }
 }
 
@@ -17,7 +17,7 @@ extension Node {
     /// MutableNode<Int>().value(default: 0)   // 0
     /// ```
     public func value(default defaultValue: Value) -> Value {
-        GraphEngine.shared.lock.withLock {
+        engine.lock.withLock {
             if case .value(let v) = slot { return v }
             return defaultValue
         }
@@ -29,7 +29,7 @@ extension Node {
     /// node.getValue { print($0) }   // nothing when empty
     /// ```
     public func getValue(_ body: (Value) -> Void) {
-        let current: Value? = GraphEngine.shared.lock.withLock {
+        let current: Value? = engine.lock.withLock {
             if case .value(let v) = slot { return v }
             return nil
         }
@@ -49,7 +49,7 @@ extension ListenerBuilder {
         Listener.start(node: node, owner: owner, queue: nil) { value in
             // Runs inside the wave (or at once, for the current value, with no context).
             let engine = GraphEngine.shared
-            block(value, engine.inWave ? engine.context : nil)
+            block(value, engine.inWave ? engine.context?.value : nil)
         }
     }
 }

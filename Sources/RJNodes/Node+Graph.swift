@@ -16,16 +16,16 @@ public protocol AnyNode: AnyObject, Sendable {
 
 extension Node: AnyNode {
     public var name: String? {
-        get { GraphEngine.shared.lock.withLock { storedName } }
-        set { GraphEngine.shared.lock.withLock { storedName = newValue } }
+        get { engine.lock.withLock { storedName } }
+        set { engine.lock.withLock { storedName = newValue } }
     }
 
     public var upstreamNodes: [any AnyNode] {
-        GraphEngine.shared.lock.withLock { upstreamLinks.compactMap { $0.holder as? any AnyNode } }
+        engine.lock.withLock { upstreamLinks.compactMap { $0.holder as? any AnyNode } }
     }
 
     public var downstreamNodes: [any AnyNode] {
-        GraphEngine.shared.lock.withLock {
+        engine.lock.withLock {
             var seen: Set<ObjectIdentifier> = []
             return edges.compactMap { edge -> (any AnyNode)? in
                 guard let node = edge.target?.object as? any AnyNode, seen.insert(ObjectIdentifier(node)).inserted else {

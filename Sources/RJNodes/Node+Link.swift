@@ -79,7 +79,7 @@ extension Node {
 
     @usableFromInline
     func removeUpstreamLinks(where matches: (AnyObject) -> Bool) {
-        let removed: [UpstreamLink] = GraphEngine.shared.lock.withLock {
+        let removed: [UpstreamLink] = engine.lock.withLock {
             let gone = upstreamLinks.filter { matches($0.holder) }
             upstreamLinks.removeAll { matches($0.holder) }
             return gone
@@ -109,7 +109,7 @@ extension Node {
     /// Removes `link` from this node and from its upstream.
     @usableFromInline
     func dropLink(_ link: UpstreamLink) {
-        let found: Bool = GraphEngine.shared.lock.withLock {
+        let found: Bool = engine.lock.withLock {
             guard let index = upstreamLinks.firstIndex(where: { $0 === link }) else { return false }
             upstreamLinks.remove(at: index)
             return true

@@ -129,8 +129,8 @@ final class Listener<Value: Sendable>: Cancelable, @unchecked Sendable {
                 if !cancelled.load(ordering: .relaxed), owner.isAlive { block(value) }
             }
         } else {
-            // A set made by the block starts its own wave, after this one.
-            GraphEngine.shared.userBlock { block(value) }
+            // A set made by the block (a MutableNode setter) starts its own wave, after this one.
+            block(value)
         }
     }
 

@@ -14,7 +14,7 @@ extension Node {
         let inputs = [self] + others
         let node = Node<Value>(slot: .empty)
         let latest = MergeLatest<Value>()
-        GraphEngine.shared.lock.withLock {
+        engine.lock.withLock {
             for input in inputs {
                 node.feed(from: input, deliveringCurrent: false) { value, node in
                     latest.value = value

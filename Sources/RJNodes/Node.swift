@@ -30,8 +30,10 @@ public class Node<Value: Sendable>: @unchecked Sendable {
         case value(Value)
     }
 
+    /// A class, not a struct: a wave copies the edge list and walks it, and copying a struct
+    /// with closures and a node reference retained each of them (a fifth of a delivery).
     @usableFromInline
-    struct Edge {
+    final class Edge: @unchecked Sendable {
         @usableFromInline let id: UInt64
         @usableFromInline let deliver: @Sendable (Value) -> Void
         /// The node this edge feeds, for graph traversal (nil for a listener).
@@ -44,22 +46,27 @@ public class Node<Value: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// The process-wide engine, held here so that the hot path reads a field instead of a lazy
+    /// global (whose once-check showed in profiles).
+    @usableFromInline final let engine = GraphEngine.shared
     // Guarded by the engine's lock (GraphEngine.swift), which every node operation takes.
     // (`@exclusivity(unchecked)`: the lock already makes the accesses exclusive, and the dynamic
     // check cost more than a listener call.)
-    @usableFromInline @exclusivity(unchecked) var slot: Slot
-    @usableFromInline @exclusivity(unchecked) var edges: [Edge] = []
-    @usableFromInline @exclusivity(unchecked) var nextEdgeID: UInt64 = 0
+    // `final`: code inlined into another module then reaches the fields directly, not through
+    // generic accessors that look the field's type metadata up on every call.
+    @usableFromInline @exclusivity(unchecked) final var slot: Slot
+    @usableFromInline @exclusivity(unchecked) final var edges: [Edge] = []
+    @usableFromInline @exclusivity(unchecked) final var nextEdgeID: UInt64 = 0
     /// The wave in which this node last took a value: at most once per wave.
-    @usableFromInline @exclusivity(unchecked) var lastWave: UInt64 = 0
+    @usableFromInline @exclusivity(unchecked) final var lastWave: UInt64 = 0
     /// One more than the highest rank upstream; orders the deferred nodes of a wave.
-    @usableFromInline @exclusivity(unchecked) var rank = 0
-    @usableFromInline @exclusivity(unchecked) var storedName: String?
+    @usableFromInline @exclusivity(unchecked) final var rank = 0
+    @usableFromInline @exclusivity(unchecked) final var storedName: String?
     /// The edges feeding this node: each holds its upstream node (keeping it alive) and
     /// removes the upstream's edge when it goes.
-    @usableFromInline @exclusivity(unchecked) var upstreamLinks: [UpstreamLink] = []
+    @usableFromInline @exclusivity(unchecked) final var upstreamLinks: [UpstreamLink] = []
     /// For a node linked to several upstreams: the value the last of them gave in this wave.
-    @usableFromInline @exclusivity(unchecked) var linkedValue: Value?
+    @usableFromInline @exclusivity(unchecked) final var linkedValue: Value?
 
     @usableFromInline
     init(slot: Slot) {
@@ -81,7 +88,7 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     /// MutableNode<Int>().value   // nil
     /// ```
     public var value: Value? {
-        GraphEngine.shared.lock.withLock {
+        engine.lock.withLock {
             if case .value(let v) = slot { return v }
             return nil
         }
@@ -94,7 +101,7 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     /// n.isEmpty   // false: it holds nil
     /// ```
     public var isEmpty: Bool {
-        GraphEngine.shared.lock.withLock {
+        engine.lock.withLock {
             if case .empty = slot { return true }
             return false
         }
@@ -108,11 +115,11 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     /// the closure of a transform) starts a wave of its own after it; elsewhere a set starts a
     /// wave at once (GraphEngine.swift).
     @inlinable
-    final func receive(_ value: Value, context: (any Sendable)? = nil, isSet: Bool = false) {
-        let engine = GraphEngine.shared
+    final func receive(_ value: Value, context: ValueContext? = nil, isSet: Bool = false) {
+        let engine = self.engine
         engine.lock.withLock {
             if engine.inWave {
-                if engine.inUserBlock == 0 && !isSet {
+                if !isSet {
                     take(value)
                 } else {
                     engine.queuedWaves.append { [self] in
@@ -134,18 +141,18 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     /// wave already (a value goes once around a cycle).
     @inlinable
     final func take(_ value: Value) {
-        let wave = GraphEngine.shared.wave
+        let wave = engine.wave
         if lastWave == wave { return }
         lastWave = wave
         slot = .value(value)
         let current = edges
-        for edge in current { edge.deliver(value) }
+        for index in current.indices { current[index].deliver(value) }
     }
 
     /// Makes the node empty; nothing is delivered.
     @usableFromInline
     final func makeEmpty() {
-        GraphEngine.shared.lock.withLock { slot = .empty }
+        engine.lock.withLock { slot = .empty }
     }
 
     /// Adds an edge and, if the node holds a value, delivers it to that edge at once (under
@@ -154,7 +161,7 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     final func addEdge(
         target: AnyNodeReference? = nil, deliveringCurrent: Bool = true, _ deliver: @escaping @Sendable (Value) -> Void
     ) -> UInt64 {
-        GraphEngine.shared.lock.withLock {
+        engine.lock.withLock {
             nextEdgeID += 1
             let id = nextEdgeID
             edges.append(Edge(id: id, target: target, deliver: deliver))
@@ -165,7 +172,7 @@ public class Node<Value: Sendable>: @unchecked Sendable {
 
     @usableFromInline
     final func removeEdge(_ id: UInt64) {
-        GraphEngine.shared.lock.withLock { edges.removeAll { $0.id == id } }
+        engine.lock.withLock { edges.removeAll { $0.id == id } }
     }
 
     /// Makes a node fed by this one: `transform` turns each value of this node into calls to
@@ -190,7 +197,7 @@ extension Node {
         from upstream: Node<Up>, deliveringCurrent: Bool = true,
         _ transform: @escaping @Sendable (_ value: Up, _ downstream: Node<Value>) -> Void
     ) -> UpstreamLink {
-        GraphEngine.shared.lock.withLock {
+        engine.lock.withLock {
             raiseRank(above: upstream.rank)
             let target = UnownedCheck(self)
             let link = UpstreamLink(upstream: upstream)
@@ -208,7 +215,7 @@ extension Node {
     @usableFromInline
     final func inputChanged(_ recompute: @escaping () -> Void) {
         let engine = GraphEngine.shared
-        if engine.inWave && engine.inUserBlock == 0 {
+        if engine.inWave {
             engine.deferUpdate(of: self, rank: rank, recompute)
         } else {
             recompute()
@@ -307,6 +314,7 @@ public final class MutableNode<Value: Sendable>: Node<Value>, @unchecked Sendabl
     /// ```swift
     /// node.value = 2
     /// ```
+    @inlinable
     public override var value: Value? {
         get { super.value }
         set {
@@ -320,6 +328,7 @@ public final class MutableNode<Value: Sendable>: Node<Value>, @unchecked Sendabl
     /// let n = MutableNode<Int?>(1)
     /// n.set(nil)   // holds nil, delivers nil
     /// ```
+    @inlinable
     public func set(_ value: Value) {
         receive(value, isSet: true)
     }
