@@ -82,7 +82,7 @@ extension GraphEngine {
 
     /// Schedules `run` for a node with several inputs, once per wave, after the depth-first pass.
     @inlinable
-    func deferUpdate(of node: AnyObject, rank: Int, _ run: @escaping () -> Void) {
+    func deferUpdate(of node: AnyObject, rank: Int, _ run: @escaping @Sendable () -> Void) {
         let id = ObjectIdentifier(node)
         if deferred.contains(where: { $0.node == id }) { return }
         sequence &+= 1

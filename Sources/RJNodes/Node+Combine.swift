@@ -45,13 +45,16 @@ public func combine<A, B, C, D>(_ a: Node<A>, _ b: Node<B>, _ c: Node<C>, _ d: N
 /// values (nil: not yet). Computed once at the start, then once per wave that changes an input.
 func combined<Value>(inputs: [any AnyNodeFeeding], _ compute: @escaping @Sendable () -> Value?) -> Node<Value> {
     let node = Node<Value>(slot: .empty)
+    // Made once: deferring it in a wave then costs no allocation. Unowned: the inputs' edges
+    // keep this closure, and the node removes those edges when it goes.
+    let recompute: @Sendable () -> Void = { [unowned node] in
+        if let value = compute() { node.receive(value) }
+    }
     GraphEngine.shared.lock.withLock {
         for input in inputs {
-            input.feedSignal(into: node) { node in
-                node.inputChanged { if let value = compute() { node.receive(value) } }
-            }
+            input.feedSignal(into: node) { node in node.inputChanged(recompute) }
         }
-        if let value = compute() { node.receive(value) }
+        recompute()
     }
     return node
 }

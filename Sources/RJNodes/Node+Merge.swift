@@ -14,13 +14,15 @@ extension Node {
         let inputs = [self] + others
         let node = Node<Value>(slot: .empty)
         let latest = MergeLatest<Value>()
+        // Made once (no allocation per wave); unowned as in `combined`.
+        let deliver: @Sendable () -> Void = { [unowned node] in
+            if let value = latest.value.take() { node.receive(value) }
+        }
         engine.lock.withLock {
             for input in inputs {
                 node.feed(from: input, deliveringCurrent: false) { value, node in
                     latest.value = value
-                    node.inputChanged {
-                        if let value = latest.value.take() { node.receive(value) }
-                    }
+                    node.inputChanged(deliver)
                 }
             }
             if let first = inputs.last(where: { !$0.isEmpty })?.value { node.receive(first) }

@@ -94,12 +94,16 @@ final class ZipQueues4<A, B, C, D>: ZipQueues, @unchecked Sendable {
 /// next value).
 func zipped<Queues: ZipQueues>(inputs: [any AnyNodeZipping], queues: Queues) -> Node<Queues.Tuple> {
     let node = Node<Queues.Tuple>(slot: .empty)
+    // Made once (no allocation per wave); unowned as in `combined`.
+    let deliver: @Sendable () -> Void = { [unowned node] in
+        if let tuple = queues.next() { node.receive(tuple) }
+    }
     GraphEngine.shared.lock.withLock {
         for (index, input) in inputs.enumerated() {
             input.appendCurrent(to: queues, at: index)
             input.feedValues(into: node) { value, node in
                 queues.append(value, at: index)
-                node.inputChanged { if let tuple = queues.next() { node.receive(tuple) } }
+                node.inputChanged(deliver)
             }
         }
         if let tuple = queues.next() { node.receive(tuple) }

@@ -213,7 +213,7 @@ extension Node {
     /// For a node with several inputs: `recompute` runs once per wave, after every input that
     /// changes in the wave has (see GraphEngine.swift); outside a wave, at once.
     @usableFromInline
-    final func inputChanged(_ recompute: @escaping () -> Void) {
+    final func inputChanged(_ recompute: @escaping @Sendable () -> Void) {
         let engine = GraphEngine.shared
         if engine.inWave {
             engine.deferUpdate(of: self, rank: rank, recompute)
