@@ -127,12 +127,13 @@ final class GeneratorLifetimeTests: XCTestCase {
     func testManyLiveGeneratorsAtOnce() throws {
         let liveBefore = RJRuntime.liveStackCount
         var gens: [Generator<Int, Void, Void>] = []
-        for i in 0..<5_000 {
+        let count = aliveAtOnce(5_000)
+        for i in 0..<count {
             let g = Generator<Int, Void, Void>(stackSize: 16 * 1024 * sanitizerStackFactor) { y in try y.yield(i); try y.yield(-i) }
             XCTAssertEqual(try g.next().yieldedValue, i)
             gens.append(g)
         }
-        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore + 5_000)
+        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore + count)
         for (i, g) in gens.enumerated() { XCTAssertEqual(try g.next().yieldedValue, -i) }
         gens.removeAll()
         XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)

@@ -63,3 +63,10 @@ func onBothBackends(_ body: () throws -> Void) rethrows {
 /// TSan's bookkeeping) take several times what a plain one does, so tests that size a stack
 /// for a depth scale it by this.
 let sanitizerStackFactor = RJRuntime.sanitizer == nil ? 1 : 8
+
+/// How many coroutines a test keeps alive at once, divided in an instrumented build: a
+/// sanitizer maps shadow memory and a fiber for every stack, and thousands of them at once
+/// exhaust the process's memory map areas (vm.max_map_count) under ThreadSanitizer.
+func aliveAtOnce(_ count: Int) -> Int {
+    RJRuntime.sanitizer == nil ? count : count / 5
+}

@@ -303,7 +303,7 @@ final class RJAsyncTests: XCTestCase {
 
     func testThousandsOfBodiesOnAConcurrentQueue() {
         let concurrent = DispatchQueue(label: "rj.async.concurrent", attributes: .concurrent)
-        let count = 2_000
+        let count = aliveAtOnce(2_000)
         let group = DispatchGroup()
         let results = Log()
         let threads = Log()
@@ -325,7 +325,7 @@ final class RJAsyncTests: XCTestCase {
     }
 
     func testManySuspendedBodiesAtOnce() {
-        let count = 10_000
+        let count = aliveAtOnce(10_000)
         let gate = Promise<Int>.pending()
         let group = DispatchGroup()
         let sum = Log()

@@ -292,3 +292,66 @@ final class NodeContextAndAccessTests: XCTestCase {
         withExtendedLifetime((a, b, c, d)) {}
     }
 }
+
+/// The guide's first sections: values with context, getting values, listening, connecting.
+final class NodeGuideBasicsTests: XCTestCase {
+    func testListeningSkipsEmptyAndStopsWithTheListener() {
+        let printed = Printed()
+        let node = MutableNode(1)
+        var listener: Owner? = Owner()
+        node.listenedBy(listener!).withBlock { printed.print("The next value is \($0)") }
+        node.value = 2
+        node.clean()
+        node.value = 3
+        listener = nil
+        node.value = 4
+        XCTAssertEqual(printed.all, ["The next value is 1", "The next value is 2", "The next value is 3"])
+    }
+
+    func testContextExample() {
+        let printed = Printed()
+        let node = MutableNode(1)
+        let listener = Owner()
+        node.listenedBy(listener).withContextBlock { next, context in
+            printed.print("The next value is \(next), the context is \(context.map { "\($0)" } ?? "(null)")")
+        }
+        node.set(2, context: "Hey, it's me")
+        XCTAssertEqual(printed.all, ["The next value is 1, the context is (null)",
+                                     "The next value is 2, the context is Hey, it's me"])
+    }
+
+    func testValueWithDefaultExample() {
+        let node = MutableNode<Int>()
+        XCTAssertEqual(node.value(default: 0), 0)
+        node.value = 33
+        XCTAssertEqual(node.value(default: 0), 33)
+    }
+
+    func testGetValueExample() {
+        let node = MutableNode<Int>()
+        var calls: [Int] = []
+        node.getValue { calls.append($0) }   // not called
+        node.value = 33
+        node.getValue { calls.append($0) }
+        XCTAssertEqual(calls, [33])
+    }
+
+    func testLinkAndDisconnectExample() {
+        let nodeA = MutableNode(1)
+        let nodeB = Node<Int>(slot: .empty)   // an immutable node can be linked too
+        let link = nodeB.link(to: nodeA)
+        XCTAssertEqual(nodeB.value, 1)
+        nodeA.value = 2
+        XCTAssertEqual(nodeB.value, 2)
+        link.cancel()
+        nodeA.value = 3
+        XCTAssertEqual(nodeB.value, 2, "no longer changes following nodeA")
+    }
+
+    func testForkIsALinkToANewNode() {
+        let nodeA = MutableNode(1)
+        let nodeB = nodeA.fork()
+        XCTAssertEqual(nodeB.value, 1)
+        XCTAssertTrue(nodeB.upstreamNodes.first === nodeA)
+    }
+}
