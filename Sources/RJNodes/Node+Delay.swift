@@ -8,7 +8,7 @@ extension Node {
     /// let b = a.delay(1, queue: .global())
     /// ```
     public func delay(_ interval: Double, queue: DispatchQueue) -> Node<Value> {
-        if !(interval > 0) { fatalError("RJIterator: delay needs a positive interval in seconds, got \(interval)") }
+        if !(interval > 0) { fatalError("RJNodes: delay needs a positive interval in seconds, got \(interval)") }
         return derive { value, downstream in
             let context = GraphEngine.shared.context  // travels with the value
             queue.asyncAfter(deadline: .now() + interval) { downstream.receive(value, context: context) }

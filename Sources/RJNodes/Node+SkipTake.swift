@@ -9,7 +9,7 @@ extension Node {
     /// ```
     @inlinable
     public func skip(_ count: Int) -> Node<Value> {
-        if !(count >= 0) { fatalError("RJIterator: skip needs a count of zero or more, got \(count)") }
+        if !(count >= 0) { fatalError("RJNodes: skip needs a count of zero or more, got \(count)") }
         let seen = Atomic<Int>(0)
         return derive { value, downstream in
             // Values of one node are delivered one at a time, so the count is exact.
@@ -25,7 +25,7 @@ extension Node {
     /// ```
     @inlinable
     public func take(_ count: Int) -> Node<Value> {
-        if !(count >= 0) { fatalError("RJIterator: take needs a count of zero or more, got \(count)") }
+        if !(count >= 0) { fatalError("RJNodes: take needs a count of zero or more, got \(count)") }
         let seen = Atomic<Int>(0)
         return derive { value, downstream in
             if seen.add(1, ordering: .relaxed).newValue <= count { downstream.receive(value) }

@@ -11,7 +11,7 @@ extension Node {
     /// let search = input.throttle(1, queue: .main)
     /// ```
     public func throttle(_ interval: Double, queue: DispatchQueue) -> Node<Value> {
-        if !(interval > 0) { fatalError("RJIterator: throttle needs a positive interval in seconds, got \(interval)") }
+        if !(interval > 0) { fatalError("RJNodes: throttle needs a positive interval in seconds, got \(interval)") }
         let generation = Atomic<UInt64>(0)
         return derive { value, downstream in
             let mine = generation.add(1, ordering: .acquiringAndReleasing).newValue

@@ -56,7 +56,12 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// ```swift
     /// let p = Promise(42)   // Promise<Int>, fulfilled
     /// ```
-    @inlinable
+    ///
+    /// When the value type is known, an `Error` argument picks the error initialiser (as in
+    /// google/promises): `let p: Promise<Int> = Promise(e)` and `Promise<Int>(e)` are rejected.
+    /// With no type to go by, Swift can only infer `Value` from the argument, so `Promise(e)`
+    /// alone is a `Promise<TheErrorType>` fulfilled with `e`: name the type to reject.
+    @inlinable @_disfavoredOverload
     public init(_ value: Value) {
         outcome = .success(value)
     }

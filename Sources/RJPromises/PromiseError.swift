@@ -16,18 +16,15 @@ public enum PromiseError: Error, Sendable, Equatable, CustomStringConvertible {
     case chainingCycle
     /// ``Promises/race(on:_:)`` was given no promises, so none could ever win.
     case emptyRace
-    /// A callback of the `(Value?, Error?)` shape was called with neither.
-    case missingValueAndError
 
     public var description: String {
         switch self {
-        case .cancelled: return "RJIterator: the promise was cancelled"
-        case .timedOut: return "RJIterator: the promise timed out"
-        case .validationFailure: return "RJIterator: the promise's value failed validation"
+        case .cancelled: return "RJPromises: the promise was cancelled"
+        case .timedOut: return "RJPromises: the promise timed out"
+        case .validationFailure: return "RJPromises: the promise's value failed validation"
         case .chainingCycle:
-            return "RJIterator: a block returned the promise it settles; it would wait for itself forever. Return another promise"
-        case .emptyRace: return "RJIterator: race needs at least one promise"
-        case .missingValueAndError: return "RJIterator: the callback was called with neither a value nor an error"
+            return "RJPromises: a block returned the promise it settles; it would wait for itself forever. Return another promise"
+        case .emptyRace: return "RJPromises: race needs at least one promise"
         }
     }
 }

@@ -41,6 +41,10 @@ extension Promises {
     /// ```swift
     /// Promises.wrap { handler in timer.fire(after: 1, then: handler) }   // Promise<Date>
     /// ```
+    ///
+    /// Disfavoured: a callback of an `(Error?) -> Void` or `(Value?, Error?) -> Void` shape picks
+    /// the error-aware `wrap`, never this one with `Value == Error?`.
+    @_disfavoredOverload
     public static func wrap<Value: Sendable>(
         on queue: DispatchQueue = .promises,
         _ work: @escaping @Sendable (_ handler: @escaping @Sendable (Value) -> Void) throws -> Void

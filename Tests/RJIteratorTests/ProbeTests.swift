@@ -183,10 +183,10 @@ final class ProbeTests: XCTestCase {
 
     func testNodeMisuseStopsWithAClearMessage() throws {
         let cases = [
-            ("node-take-negative", "RJIterator: take needs a count of zero or more, got -1"),
-            ("node-skip-negative", "RJIterator: skip needs a count of zero or more, got -2"),
-            ("node-throttle-zero", "RJIterator: throttle needs a positive interval in seconds, got 0.0"),
-            ("node-delay-negative", "RJIterator: delay needs a positive interval in seconds, got -1.0"),
+            ("node-take-negative", "RJNodes: take needs a count of zero or more, got -1"),
+            ("node-skip-negative", "RJNodes: skip needs a count of zero or more, got -2"),
+            ("node-throttle-zero", "RJNodes: throttle needs a positive interval in seconds, got 0.0"),
+            ("node-delay-negative", "RJNodes: delay needs a positive interval in seconds, got -1.0"),
         ]
         for (mode, message) in cases {
             let r = try probe(mode)

@@ -118,7 +118,7 @@ final class RJAsyncTests: XCTestCase {
     func testPlainValueComesStraightBack() {
         let log = Log()
         runAsync {
-            let r = rj_await(42 as Any?)
+            let r = rj_await(value: 42)
             log.add("\(r.value as! Int) \(r.error == nil)")
         }
         XCTAssertEqual(log.all, ["42 true"])
@@ -271,10 +271,13 @@ final class RJAsyncTests: XCTestCase {
             let all = rj_await(all: [later("a", after: 0.02), later("b"), later(nil, error: TestError(code: 1))])
             log.add(all.map { "\($0.value ?? "-")/\($0.error == nil)" }.joined(separator: ","))
             let first = rj_await(firstOf: [later("slow", after: 1), later("fast", after: 0.001)])
-            log.add("\(first.index) \(first.result.value as! String)")
+            log.add("\(first.index.map(String.init) ?? "nil") \(first.result.value as! String)")
             log.add("\(rj_await(all: []).count)")
+            let none = rj_await(firstOf: [])
+            let noTasks = (none.result.error as? RJAsyncError).map { if case .noTasks = $0 { return true } else { return false } } ?? false
+            log.add("\(none.index == nil) \(noTasks)")
         }
-        XCTAssertEqual(log.all, ["a/true,b/true,-/false", "1 fast", "0"])
+        XCTAssertEqual(log.all, ["a/true,b/true,-/false", "1 fast", "0", "true true"])
     }
 
     func testFinallyRunsExactlyOnceOnTheQueueEvenWhenAttachedLate() {

@@ -38,7 +38,7 @@ final class PromiseOperatorTests: PromiseTestCase {
         box.promise = gate.then { _ in box.promise! }
         gate.fulfill(1)
         XCTAssertEqual(error(box.promise!) as? PromiseError, .chainingCycle)
-        XCTAssertTrue("\(PromiseError.chainingCycle)".hasPrefix("RJIterator:"))
+        XCTAssertTrue("\(PromiseError.chainingCycle)".hasPrefix("RJPromises:"))
     }
 
     func testRecover() {
@@ -168,6 +168,31 @@ final class PromiseOperatorTests: PromiseTestCase {
             handler(2)
         }
         XCTAssertEqual(value(calledTwice), 1)
+    }
+
+    /// Callbacks of the usual shapes, passed on without a type annotation, pick the error-aware
+    /// `wrap` (not the plain one with `Value == Error?`, which would fulfil with the error).
+    func testWrapInfersTheErrorAwareShapeWithoutAnnotation() {
+        @Sendable func legacySave(_ done: @escaping @Sendable ((any Error)?) -> Void) { done(TestError(code: 3)) }
+        @Sendable func legacyLoad(_ done: @escaping @Sendable (Int?, (any Error)?) -> Void) { done(nil, TestError(code: 4)) }
+        let saved = Promises.wrap { handler in legacySave(handler) }
+        XCTAssertEqual(error(saved) as? TestError, TestError(code: 3))
+        let loaded = Promises.wrap { handler in legacyLoad(handler) }
+        XCTAssertEqual(error(loaded) as? TestError, TestError(code: 4))
+    }
+
+    /// As in google/promises, `Promise(error)` with a known value type is a rejected promise,
+    /// even when the value type could hold the error.
+    func testPromiseOfAnErrorIsRejected() {
+        let named = Promise<Int>(TestError(code: 5))
+        XCTAssertEqual(error(named) as? TestError, TestError(code: 5))
+        let typed: Promise<Int> = Promise(TestError(code: 6))
+        XCTAssertEqual(error(typed) as? TestError, TestError(code: 6))
+        let anyError = Promise<any Error>(TestError(code: 7))
+        XCTAssertEqual(error(anyError) as? TestError, TestError(code: 7))
+        // With nothing to infer the value type from, it is the argument's own type.
+        let inferred = Promise(TestError(code: 8))
+        XCTAssertEqual(value(inferred), TestError(code: 8))
     }
 
     func testAwaitPromiseBlocksUntilSettled() throws {

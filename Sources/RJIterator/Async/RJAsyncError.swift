@@ -16,6 +16,8 @@ public enum RJAsyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut
     /// A typed await got a value of another type than it asked for.
     case unexpectedValue(String)
+    /// `rj_await(firstOf:)` was given no tasks, so none could ever call back.
+    case noTasks
 
     public var description: String {
         switch self {
@@ -29,6 +31,8 @@ public enum RJAsyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "RJIterator: rj_await timed out"
         case .unexpectedValue(let detail):
             return "RJIterator: rj_await got an unexpected value: \(detail)"
+        case .noTasks:
+            return "RJIterator: rj_await(firstOf:) needs at least one task"
         }
     }
 }

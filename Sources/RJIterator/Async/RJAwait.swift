@@ -83,12 +83,15 @@ func awaitPending<T>(_ promise: Promise<T>) -> RJResult {
 }
 
 /// A plain value comes straight back as the result's value, without suspending, as in the
-/// seed (where anything that is not a task is returned as it is).
+/// seed (where anything that is not a task is returned as it is). Labelled: an unlabelled
+/// catch-all would also take a `Task` or a closure of a shape no other `rj_await` accepts, and
+/// hand it back without waiting for it; with the label, awaiting something that cannot be
+/// awaited does not compile.
 ///
 /// ```swift
-/// rj_await(42).value   // 42
+/// rj_await(value: 42).value   // 42
 /// ```
-public func rj_await(_ value: Any?) -> RJResult {
+public func rj_await(value: Any?) -> RJResult {
     RJResult(value: value, error: nil, done: false)
 }
 
@@ -130,13 +133,15 @@ public func rj_await(all tasks: [RJAsyncClosure]) -> [RJResult] {
 }
 
 /// Waits for the first of `tasks` to call back; returns its index and result (the others go
-/// on; their results are ignored).
+/// on; their results are ignored). When none can win — no tasks (``RJAsyncError/noTasks``),
+/// every callback dropped, the task cancelled — the index is `nil` and the result carries the
+/// error.
 ///
 /// ```swift
 /// let (index, result) = rj_await(firstOf: [fromCache(), fromNetwork()])
 /// ```
-public func rj_await(firstOf tasks: [RJAsyncClosure]) -> (index: Int, result: RJResult) {
-    if tasks.isEmpty { return (-1, RJResult(value: nil, error: RJAsyncError.unexpectedValue("no tasks to wait for"))) }
+public func rj_await(firstOf tasks: [RJAsyncClosure]) -> (index: Int?, result: RJResult) {
+    if tasks.isEmpty { return (nil, RJResult(value: nil, error: RJAsyncError.noTasks)) }
     let winner = Collector(count: 1)
     let combined: RJAsyncClosure = { callback in
         for (index, task) in tasks.enumerated() {
@@ -146,7 +151,7 @@ public func rj_await(firstOf tasks: [RJAsyncClosure]) -> (index: Int, result: RJ
         }
     }
     let outcome = rj_await(combined)
-    if let error = outcome.error { return (-1, RJResult(value: nil, error: error)) }
+    if let error = outcome.error { return (nil, RJResult(value: nil, error: error)) }
     return (winner.firstIndex, winner.all[0])
 }
 
