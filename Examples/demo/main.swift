@@ -26,7 +26,7 @@ struct UncheckedAnswer: @unchecked Sendable {
 }
 
 struct QueryFailed: Error, CustomStringConvertible {
-    var description: String { "query failed (server said no)" }
+    var description: String { "the server said no" }
 }
 
 func login(account: String, pwd: String) -> RJAsyncClosure {
@@ -119,9 +119,19 @@ func loginWithAwait(failing: Bool) -> RJAsyncTask {
 
 // MARK: Main
 
+let usage = """
+    usage: swift run demo [login]
+      login    the seed's login flow: with nested callbacks, then with rj_async/rj_await,
+               then its failure path (the default)
+      --help   this text
+    """
 let mode = CommandLine.arguments.dropFirst().first ?? "login"
+if mode == "--help" || mode == "-h" {
+    print(usage)
+    exit(0)
+}
 guard mode == "login" else {
-    print("usage: swift run demo login")
+    FileHandle.standardError.write(Data("demo: unknown mode \"\(mode)\"\n\(usage)\n".utf8))
     exit(2)
 }
 

@@ -387,9 +387,60 @@ final class RJAsyncMainQueueTests: XCTestCase {
         let task = rj_async {
             log.add("body main \(Thread.isMainThread)")
             let r = rj_await(later("v"))
-            log.add("resumed main \(Thread.isMainThread) \(r.value as! String)")
+            log.add("resumed main \(Thread.isMainThread) \(r.value as? String ?? "\(String(describing: r.error))")")
         }.finally { log.add("finally main \(Thread.isMainThread)") }
         XCTAssertTrue(task.runMainLoop(timeout: 10))
         XCTAssertEqual(log.all, ["body main true", "resumed main true v", "finally main true"])
+    }
+
+    /// The seed's view-controller flow in Swift 6: a main-actor class whose `rj_async` body and
+    /// `finally` use its state directly (this compiles only because both are main-actor
+    /// closures), and stay on the main thread across every `rj_await`.
+    @MainActor final class LoginController {
+        var steps: [String] = []
+        var busy = false
+        func login(account: String) -> RJAsyncClosure { later(["uid": "80022", "account": account]) }
+        func query(uid: String) -> RJAsyncClosure { later(["url": "https://example.com/\(uid)"], after: 0.01) }
+        func loginTapped() -> RJMainActorTask {
+            busy = true
+            return rj_async {
+                let json = rj_await(self.login(account: "112233")).value as! [String: String]
+                self.steps.append("login \(json["uid"]!) main \(Thread.isMainThread)")
+                let info = rj_await(self.query(uid: json["uid"]!)).value as! [String: String]
+                self.steps.append("query \(info["url"]!) main \(Thread.isMainThread)")
+            }
+            .finally {
+                self.busy = false
+                self.steps.append("finally main \(Thread.isMainThread)")
+            }
+        }
+    }
+
+    @MainActor
+    func testMainActorBodyAndFinallyUseMainActorState() {
+        let controller = LoginController()
+        let task = controller.loginTapped()
+        XCTAssertTrue(controller.busy)
+        XCTAssertTrue(task.runMainLoop(timeout: 10))
+        XCTAssertFalse(controller.busy)
+        XCTAssertEqual(controller.steps, [
+            "login 80022 main true", "query https://example.com/80022 main true", "finally main true",
+        ])
+    }
+
+    /// With `on:`, the body is `@Sendable` and runs on that queue, and `finally` too.
+    func testExplicitQueueKeepsTheSendableForm() {
+        let log = Log()
+        let queue = DispatchQueue(label: "explicit")
+        let done = expectation(description: "finally")
+        let task: RJAsyncTask = rj_async(on: queue) {
+            log.add("body main \(Thread.isMainThread)")
+        }.finally {
+            log.add("finally main \(Thread.isMainThread)")
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+        XCTAssertFalse(task is RJMainActorTask)
+        XCTAssertEqual(log.all, ["body main false", "finally main false"])
     }
 }

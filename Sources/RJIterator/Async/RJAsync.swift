@@ -38,10 +38,43 @@ public typealias RJAsyncClosure = @Sendable (@escaping RJAsyncCallback) -> Void
 ///
 /// On Linux the main queue only runs under `dispatchMain()` or a running main `RunLoop`; a
 /// command-line program passes another queue or runs the main loop with
-/// ``RJAsyncTask/runMainLoop(until:timeout:)``.
-@discardableResult
+/// ``RJAsyncTask/runMainLoop(timeout:)``.
+///
+/// Without `on:`, the main-actor form below is chosen: same queue, and the body may use
+/// main-actor state. With `on:` the body is `@Sendable` and runs on that queue.
+@discardableResult @_disfavoredOverload
 public func rj_async(on queue: DispatchQueue = .main, _ body: @escaping @Sendable () -> Void) -> RJAsyncTask {
     let task = RJAsyncTask(queue: queue, body: body)
+    task.start()
+    return task
+}
+
+/// Runs `body` on the main queue, isolated to the main actor, as straight-line code over
+/// asynchronous work: the seed's view-controller flow, in Swift 6.
+///
+/// Isolation holds across every `rj_await`: the body only ever runs on the main thread (it
+/// starts there and every resume is scheduled on the main queue), so main-actor state is used
+/// directly, without `await`. `finally` handlers on the returned task are main-actor too.
+///
+/// ```swift
+/// @MainActor final class LoginController {
+///     var status = ""
+///     func loginTapped() {
+///         rj_async {
+///             let result = rj_await(login(account: "112233", pwd: "445566"))
+///             self.status = result.error == nil ? "welcome" : "login failed"
+///         }
+///         .finally { self.status += "." }
+///     }
+/// }
+/// ```
+@discardableResult
+public func rj_async(_ body: @escaping @MainActor () -> Void) -> RJMainActorTask {
+    let isolated = UncheckedBox(value: body)
+    let task = RJMainActorTask(queue: .main) {
+        // Runs on the main queue (the task's queue), so on the main thread.
+        MainActor.assumeIsolated { isolated.value() }
+    }
     task.start()
     return task
 }
@@ -51,7 +84,7 @@ public func rj_async(on queue: DispatchQueue = .main, _ body: @escaping @Sendabl
 /// Lifetime: while the body waits, the pending await keeps the task alive (the work's callback
 /// holds it); when the body ends, the task lets its stack go and runs its `finally` handlers.
 /// Thread-safe: every member may be called from any thread.
-public final class RJAsyncTask: @unchecked Sendable {
+public class RJAsyncTask: @unchecked Sendable {
     /// The queue the body and the `finally` handlers run on.
     public let queue: DispatchQueue
     private let lock = RJLock()
@@ -77,7 +110,7 @@ public final class RJAsyncTask: @unchecked Sendable {
         queue.async { self.step(box.value) }
     }
 
-    func start() {
+    final func start() {
         queue.async { self.step(RJResult()) }
     }
 
@@ -132,8 +165,8 @@ public final class RJAsyncTask: @unchecked Sendable {
     /// ```swift
     /// rj_async { ... }.finally { spinner.stop() }
     /// ```
-    @discardableResult
-    public func finally(_ handler: @escaping @Sendable () -> Void) -> RJAsyncTask {
+    @discardableResult @_disfavoredOverload
+    public final func finally(_ handler: @escaping @Sendable () -> Void) -> RJAsyncTask {
         let runNow = lock.withLock { () -> Bool in
             if finished { return true }
             handlers.append(handler)
@@ -152,7 +185,7 @@ public final class RJAsyncTask: @unchecked Sendable {
     /// let task = rj_async { ... }
     /// task.cancel()
     /// ```
-    public func cancel() {
+    public final func cancel() {
         let slot = lock.withLock { () -> AwaitSlot? in
             cancelled = true
             return pendingSlot
@@ -163,18 +196,18 @@ public final class RJAsyncTask: @unchecked Sendable {
     }
 
     /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool { lock.withLock { cancelled } }
+    public final var isCancelled: Bool { lock.withLock { cancelled } }
 
     /// Whether the body has ended (or was cancelled before it started) and the `finally`
     /// handlers have been started.
-    public var isFinished: Bool { lock.withLock { finished } }
+    public final var isFinished: Bool { lock.withLock { finished } }
 
     /// Waits, from Swift concurrency, until the body has ended and its `finally` handlers ran.
     ///
     /// ```swift
     /// await rj_async(on: .global()) { ... }.wait()
     /// ```
-    public func wait() async {
+    public final func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = lock.withLock { () -> Bool in
                 if finished { return true }
@@ -191,7 +224,10 @@ public final class RJAsyncTask: @unchecked Sendable {
     static var current: RJAsyncTask? {
         guard let current = rj_coro_current(), let owner = rj_coro_owner(current) else { return nil }
         return Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { host in
-            guard host.hasClient(ofType: RJAsyncTask.self) else { return nil }
+            // Exact-type checks (no dynamic cast): the class and its one subclass.
+            guard host.hasClient(ofType: RJAsyncTask.self) || host.hasClient(ofType: RJMainActorTask.self) else {
+                return nil
+            }
             return host.client.map { unsafeDowncast($0.takeUnretainedValue(), to: RJAsyncTask.self) }
         }
     }
@@ -199,7 +235,7 @@ public final class RJAsyncTask: @unchecked Sendable {
     /// Suspends the body until `slot` completes; called on the body's own stack, after the
     /// awaited work was started. Work that called back already (a callback called inside the
     /// task closure) is not waited for: no switch, no queue hop.
-    func suspend(on slot: AwaitSlot) -> RJResult {
+    final func suspend(on slot: AwaitSlot) -> RJResult {
         if let result = slot.takeEarlyResult() { return result }
         guard let core = lock.withLock({ self.core }) else {
             return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
@@ -224,12 +260,34 @@ extension RJAsyncTask {
     /// task.runMainLoop()
     /// ```
     @discardableResult
-    public func runMainLoop(timeout: Double = .infinity) -> Bool {
+    public final func runMainLoop(timeout: Double = .infinity) -> Bool {
         if !(Thread.isMainThread) { fatalError("RJIterator: runMainLoop must be called on the main thread") }
         let deadline = timeout.isFinite ? Date().addingTimeInterval(timeout) : Date.distantFuture
         while !isFinished && Date() < deadline {
             _ = RunLoop.main.run(mode: .default, before: min(deadline, Date().addingTimeInterval(0.05)))
         }
         return isFinished
+    }
+}
+
+/// The task of a main-actor `rj_async` body (``rj_async(_:)-(()->Void)``): an ``RJAsyncTask``
+/// whose `finally` handlers are main-actor code too, so they may touch what the body touched.
+///
+/// ```swift
+/// rj_async { self.spinner.start() }.finally { self.spinner.stop() }
+/// ```
+public final class RJMainActorTask: RJAsyncTask, @unchecked Sendable {
+    /// Runs `handler` on the main queue, isolated to the main actor, once the body has ended;
+    /// exactly once, as ``RJAsyncTask/finally(_:)``.
+    ///
+    /// ```swift
+    /// rj_async { ... }.finally { self.hud.dismiss() }
+    /// ```
+    @discardableResult
+    public func finally(_ handler: @escaping @MainActor () -> Void) -> RJMainActorTask {
+        let isolated = UncheckedBox(value: handler)
+        // The task's queue is the main queue: the handler runs on the main thread.
+        _ = (self as RJAsyncTask).finally { MainActor.assumeIsolated { isolated.value() } }
+        return self
     }
 }
