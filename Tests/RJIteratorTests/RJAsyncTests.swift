@@ -265,6 +265,39 @@ final class RJAsyncTests: XCTestCase {
         XCTAssertEqual(log.all, ["7", "TestError(code: 4)", "swift async"])
     }
 
+    /// Each callback shape, passed on without annotations as a user would, picks its typed form.
+    func testTypedAwaitsForEveryCallbackShape() {
+        @Sendable func objcStyle(_ id: Int, completion: @escaping @Sendable (String?, (any Error)?) -> Void) {
+            DispatchQueue.global().async { id > 0 ? completion("user \(id)", nil) : completion(nil, TestError(code: id)) }
+        }
+        @Sendable func neither(completion: @escaping @Sendable (String?, (any Error)?) -> Void) { completion(nil, nil) }
+        @Sendable func plain(completion: @escaping @Sendable (Int) -> Void) { DispatchQueue.global().async { completion(42) } }
+        @Sendable func result(completion: @escaping @Sendable (Result<Int, any Error>) -> Void) { completion(.success(9)) }
+        let log = Log()
+        runAsync {
+            do {
+                let user: String = try rj_awaitValue { done in objcStyle(7, completion: done) }
+                log.add(user)
+                let answer: Int = try rj_awaitValue { done in plain(completion: done) }
+                log.add("\(answer)")
+                let nine: Int = try rj_awaitValue { done in result(completion: done) }
+                log.add("\(nine)")
+                let _: String = try rj_awaitValue { done in objcStyle(-3, completion: done) }
+            } catch {
+                log.add("\(error)")
+            }
+            do {
+                let _: String = try rj_awaitValue { done in neither(completion: done) }
+            } catch {
+                log.add("\(error)")
+            }
+        }
+        XCTAssertEqual(log.all, [
+            "user 7", "42", "9", "TestError(code: -3)",
+            "RJIterator: rj_await got an unexpected value: the callback gave neither a value nor an error",
+        ])
+    }
+
     func testAwaitAllAndFirstOf() {
         let log = Log()
         runAsync {
@@ -293,15 +326,50 @@ final class RJAsyncTests: XCTestCase {
         XCTAssertEqual(log.all, ["body", "late on body queue"])
     }
 
-    func testSwiftConcurrencyCanAwaitATask() async {
+    func testSwiftConcurrencyCanAwaitATask() async throws {
         let log = Log()
         let task = rj_async(on: queue) {
             log.add("\(rj_await(later("x")).value as! String)")
         }
-        await task.wait()
+        try await task.wait()
         XCTAssertEqual(log.all, ["x"])
         XCTAssertTrue(task.isFinished)
-        await task.wait()  // already finished: returns at once
+        XCTAssertNil(task.error)
+        try await task.wait()  // already finished: returns at once
+    }
+
+    /// A body that throws ends there; the error goes to `catch` (on the body's queue), to
+    /// `error`, and out of `wait()`; `finally` runs once; a body that returns never calls `catch`.
+    func testThrowingBodyDeliversItsErrorToCatchWaitAndFinallyOnce() async {
+        let log = Log()
+        let key = self.key
+        let task = rj_async(on: queue) {
+            log.add("before")
+            let _: Int = try rj_awaitValue { (done: @escaping @Sendable (Result<Int, any Error>) -> Void) in
+                DispatchQueue.global().async { done(.failure(TestError(code: 11))) }
+            }
+            log.add("not reached")
+        }
+        .catch { error in log.add("catch \(error) on \(DispatchQueue.getSpecific(key: key) ?? "?")") }
+        .finally { log.add("finally") }
+        do {
+            try await task.wait()
+            XCTFail("wait() returned, but the body threw")
+        } catch {
+            XCTAssertEqual(error as? TestError, TestError(code: 11))
+        }
+        XCTAssertEqual(task.error as? TestError, TestError(code: 11))
+        // Attached after the end: still runs, once, asynchronously.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            task.catch { _ in log.add("late catch") }.finally { done.resume() }
+        }
+        XCTAssertEqual(log.all, ["before", "catch TestError(code: 11) on body queue", "finally", "late catch"])
+
+        let quiet = Log()
+        let fine = rj_async(on: queue) { quiet.add("body") }.catch { _ in quiet.add("catch") }
+        try? await fine.wait()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in fine.finally { done.resume() } }
+        XCTAssertEqual(quiet.all, ["body"])
     }
 
     func testThousandsOfBodiesOnAConcurrentQueue() {
@@ -416,16 +484,37 @@ final class RJAsyncMainQueueTests: XCTestCase {
         }
     }
 
-    @MainActor
+    func testMainActorBodyThatThrowsReachesAMainActorCatch() {
+        // XCTest runs tests on the main thread.
+        MainActor.assumeIsolated {
+            let controller = LoginController()
+            let task = rj_async {
+                controller.steps.append("saving")
+                let _: Int = try rj_awaitValue { (done: @escaping @Sendable (Int?, (any Error)?) -> Void) in
+                    DispatchQueue.global().async { done(nil, TestError(code: 2)) }
+                }
+                controller.steps.append("saved")
+            }
+            .catch { error in controller.steps.append("alert \(error) main \(Thread.isMainThread)") }
+            XCTAssertTrue(task.runMainLoop(timeout: 10))
+            // The catch runs with the finally handlers, scheduled when the body ended.
+            RunLoop.main.run(until: Date() + 0.05)
+            XCTAssertEqual(controller.steps, ["saving", "alert TestError(code: 2) main true"])
+        }
+    }
+
     func testMainActorBodyAndFinallyUseMainActorState() {
-        let controller = LoginController()
-        let task = controller.loginTapped()
-        XCTAssertTrue(controller.busy)
-        XCTAssertTrue(task.runMainLoop(timeout: 10))
-        XCTAssertFalse(controller.busy)
-        XCTAssertEqual(controller.steps, [
-            "login 80022 main true", "query https://example.com/80022 main true", "finally main true",
-        ])
+        // XCTest runs tests on the main thread.
+        MainActor.assumeIsolated {
+            let controller = LoginController()
+            let task = controller.loginTapped()
+            XCTAssertTrue(controller.busy)
+            XCTAssertTrue(task.runMainLoop(timeout: 10))
+            XCTAssertFalse(controller.busy)
+            XCTAssertEqual(controller.steps, [
+                "login 80022 main true", "query https://example.com/80022 main true", "finally main true",
+            ])
+        }
     }
 
     /// With `on:`, the body is `@Sendable` and runs on that queue, and `finally` too.

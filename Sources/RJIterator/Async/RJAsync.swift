@@ -40,10 +40,22 @@ public typealias RJAsyncClosure = @Sendable (@escaping RJAsyncCallback) -> Void
 /// command-line program passes another queue or runs the main loop with
 /// ``RJAsyncTask/runMainLoop(timeout:)``.
 ///
+/// The body may throw: what it throws ends it, goes to the task's ``RJAsyncTask/catch(_:)``
+/// handlers and ``RJAsyncTask/error``, and is thrown by ``RJAsyncTask/wait()``; `finally`
+/// still runs, once.
+///
+/// ```swift
+/// rj_async(on: queue) {
+///     let user: User = try rj_awaitValue(fetchUser())
+///     show(user)
+/// }
+/// .catch { error in showAlert(error) }
+/// ```
+///
 /// Without `on:`, the main-actor form below is chosen: same queue, and the body may use
 /// main-actor state. With `on:` the body is `@Sendable` and runs on that queue.
 @discardableResult @_disfavoredOverload
-public func rj_async(on queue: DispatchQueue = .main, _ body: @escaping @Sendable () -> Void) -> RJAsyncTask {
+public func rj_async(on queue: DispatchQueue = .main, _ body: @escaping @Sendable () throws -> Void) -> RJAsyncTask {
     let task = RJAsyncTask(queue: queue, body: body)
     task.start()
     return task
@@ -69,11 +81,11 @@ public func rj_async(on queue: DispatchQueue = .main, _ body: @escaping @Sendabl
 /// }
 /// ```
 @discardableResult
-public func rj_async(_ body: @escaping @MainActor () -> Void) -> RJMainActorTask {
+public func rj_async(_ body: @escaping @MainActor () throws -> Void) -> RJMainActorTask {
     let isolated = UncheckedBox(value: body)
     let task = RJMainActorTask(queue: .main) {
         // Runs on the main queue (the task's queue), so on the main thread.
-        MainActor.assumeIsolated { isolated.value() }
+        try MainActor.assumeIsolated { try isolated.value() }
     }
     task.start()
     return task
@@ -92,13 +104,14 @@ public class RJAsyncTask: @unchecked Sendable {
     @exclusivity(unchecked) private var core: Generator<AwaitSlot, RJResult, Void>?
     @exclusivity(unchecked) private var pendingSlot: AwaitSlot?
     @exclusivity(unchecked) private var handlers: [@Sendable () -> Void] = []
-    @exclusivity(unchecked) private var waiters: [CheckedContinuation<Void, Never>] = []
+    @exclusivity(unchecked) private var waiters: [CheckedContinuation<Void, any Error>] = []
+    @exclusivity(unchecked) private var thrown: (any Error)?
     @exclusivity(unchecked) private var cancelled = false
     @exclusivity(unchecked) private var finished = false
 
-    init(queue: DispatchQueue, body: @escaping @Sendable () -> Void) {
+    init(queue: DispatchQueue, body: @escaping @Sendable () throws -> Void) {
         self.queue = queue
-        let core = Generator<AwaitSlot, RJResult, Void>(checkedStackSize: 0) { _ in body() }
+        let core = Generator<AwaitSlot, RJResult, Void>(checkedStackSize: 0) { _ in try body() }
         self.core = core
         core.client = Unmanaged.passUnretained(self)
     }
@@ -127,8 +140,8 @@ public class RJAsyncTask: @unchecked Sendable {
         do {
             step = try core.perform(.next(input))
         } catch {
-            rj_report("RJIterator: rj_async could not run its body: \(error)")
-            return finish()
+            // The body threw: that ends it, and the error is the task's.
+            return finish(throwing: error)
         }
         switch step {
         case .returned:
@@ -145,9 +158,10 @@ public class RJAsyncTask: @unchecked Sendable {
         }
     }
 
-    private func finish() {
-        let (toRun, toResume): ([@Sendable () -> Void], [CheckedContinuation<Void, Never>]) = lock.withLock {
+    private func finish(throwing error: (any Error)? = nil) {
+        let (toRun, toResume): ([@Sendable () -> Void], [CheckedContinuation<Void, any Error>]) = lock.withLock {
             finished = true
+            thrown = error
             core = nil
             defer {
                 handlers = []
@@ -156,7 +170,9 @@ public class RJAsyncTask: @unchecked Sendable {
             return (handlers, waiters)
         }
         for handler in toRun { handler() }
-        for waiter in toResume { waiter.resume() }
+        for waiter in toResume {
+            if let error { waiter.resume(throwing: error) } else { waiter.resume() }
+        }
     }
 
     /// Runs `handler` on the task's queue once the body has ended (early returns included) or
@@ -175,6 +191,29 @@ public class RJAsyncTask: @unchecked Sendable {
         if runNow { queue.async(execute: handler) }
         return self
     }
+
+    /// Runs `handler` on the task's queue with what the body threw, once the body has ended by
+    /// throwing; never if it returned. Handlers run with the `finally` handlers, in the order
+    /// they were attached; attached after the end, it still runs (asynchronously).
+    ///
+    /// ```swift
+    /// rj_async(on: queue) { try save() }.catch { error in print("not saved: \(error)") }
+    /// ```
+    @discardableResult @_disfavoredOverload
+    public final func `catch`(_ handler: @escaping @Sendable (any Error) -> Void) -> RJAsyncTask {
+        finally { [unowned self] in
+            // Read once the body has ended: `thrown` no longer changes.
+            if let error = self.error { handler(error) }
+        }
+    }
+
+    /// What the body threw, once it has ended by throwing; `nil` while it runs and if it
+    /// returned.
+    ///
+    /// ```swift
+    /// if let error = task.error { print(error) }
+    /// ```
+    public final var error: (any Error)? { lock.withLock { thrown } }
 
     /// Cancels the task: the pending `rj_await`, and every later one, returns
     /// ``RJAsyncError/cancelled`` at once, and the work behind the pending await is told where
@@ -202,19 +241,23 @@ public class RJAsyncTask: @unchecked Sendable {
     /// handlers have been started.
     public final var isFinished: Bool { lock.withLock { finished } }
 
-    /// Waits, from Swift concurrency, until the body has ended and its `finally` handlers ran.
+    /// Waits, from Swift concurrency, until the body has ended and its `finally` handlers
+    /// were started; throws what the body threw.
     ///
     /// ```swift
-    /// await rj_async(on: .global()) { ... }.wait()
+    /// try await rj_async(on: .global()) { ... }.wait()
     /// ```
-    public final func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = lock.withLock { () -> Bool in
-                if finished { return true }
-                waiters.append(continuation)
-                return false
+    public final func wait() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let outcome = lock.withLock { () -> Result<Void, any Error>? in
+                guard finished else {
+                    waiters.append(continuation)
+                    return nil
+                }
+                if let thrown { return .failure(thrown) }
+                return .success(())
             }
-            if done { continuation.resume() }
+            if let outcome { continuation.resume(with: outcome) }
         }
     }
 
@@ -288,6 +331,19 @@ public final class RJMainActorTask: RJAsyncTask, @unchecked Sendable {
         let isolated = UncheckedBox(value: handler)
         // The task's queue is the main queue: the handler runs on the main thread.
         _ = (self as RJAsyncTask).finally { MainActor.assumeIsolated { isolated.value() } }
+        return self
+    }
+
+    /// Runs `handler` on the main queue, isolated to the main actor, with what the body threw;
+    /// as ``RJAsyncTask/catch(_:)``.
+    ///
+    /// ```swift
+    /// rj_async { try self.save() }.catch { error in self.showAlert(error) }
+    /// ```
+    @discardableResult
+    public func `catch`(_ handler: @escaping @MainActor (any Error) -> Void) -> RJMainActorTask {
+        let isolated = UncheckedBox(value: handler)
+        _ = (self as RJAsyncTask).catch { error in MainActor.assumeIsolated { isolated.value(error) } }
         return self
     }
 }

@@ -226,6 +226,36 @@ public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (R
     return value
 }
 
+/// Waits for a callback API of the `(T?, Error?) -> Void` shape (the seed's and most
+/// Objective-C APIs') and returns the value or throws the error. A callback with neither
+/// throws ``RJAsyncError/unexpectedValue(_:)``.
+///
+/// ```swift
+/// let user: User = try rj_awaitValue { done in api.fetchUser(id: 7, completion: done) }
+/// ```
+public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (T?, (any Error)?) -> Void) -> Void) throws -> T {
+    let result = rj_await { callback in task { value, error in callback(value, error) } }
+    if let error = result.error { throw error }
+    guard let value = result.value as? T else {
+        throw RJAsyncError.unexpectedValue(result.value == nil ? "the callback gave neither a value nor an error" : "expected \(T.self)")
+    }
+    return value
+}
+
+/// Waits for a callback API that only ever succeeds, of the `(T) -> Void` shape, and returns
+/// its value. Disfavoured, so that a `Result` callback picks the `Result` form.
+///
+/// ```swift
+/// let answer: Int = try rj_awaitValue { done in compute(completion: done) }
+/// ```
+@_disfavoredOverload
+public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (T) -> Void) -> Void) throws -> T {
+    let result = rj_await { callback in task { value in callback(value, nil) } }
+    if let error = result.error { throw error }
+    guard let value = result.value as? T else { throw RJAsyncError.unexpectedValue("expected \(T.self)") }
+    return value
+}
+
 /// Runs a Swift `async` function and waits for it inside an `rj_async` body, without blocking
 /// the body's queue; returns its value or throws its error. Cancelling the task cancels the
 /// Swift task.
