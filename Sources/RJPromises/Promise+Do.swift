@@ -7,6 +7,10 @@ extension Promise {
     /// ```swift
     /// let parsed = Promise<Config>(on: .global()) { try Config(parsing: text) }
     /// ```
+    ///
+    /// Disfavoured: a block returning a `Promise<T>` picks the adopting form below (a
+    /// `Promise<T>`, not a `Promise<Promise<T>>`), as in google/promises.
+    @_disfavoredOverload
     public convenience init(on queue: DispatchQueue = .promises, _ work: @escaping @Sendable () throws -> Value) {
         self.init(settled: nil)
         queue.async { [self] in

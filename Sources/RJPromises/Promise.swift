@@ -66,6 +66,16 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         outcome = .success(value)
     }
 
+    /// Makes a promise already fulfilled with `()`, google/promises' `Promise()`.
+    ///
+    /// ```swift
+    /// let ready = Promise()   // Promise<Void>, fulfilled
+    /// ```
+    @inlinable
+    public convenience init() where Value == Void {
+        self.init(())
+    }
+
     /// Makes a promise already rejected with `error`.
     ///
     /// ```swift

@@ -10,8 +10,12 @@ extension Promises {
     ///
     /// ```swift
     /// Promises.all([load(1), load(2), load(3)]).then { pages in show(pages) }
+    /// Promises.all((1...3).map(load))   // any sequence of promises
     /// ```
-    public static func all<Value: Sendable>(on queue: DispatchQueue = .promises, _ promises: [Promise<Value>]) -> Promise<[Value]> {
+    public static func all<Value: Sendable, Promises: Sequence<Promise<Value>>>(
+        on queue: DispatchQueue = .promises, _ promises: Promises
+    ) -> Promise<[Value]> {
+        let promises = Array(promises)
         if promises.isEmpty { return Promise<[Value]>([]) }
         let result = Promise<[Value]>(settled: nil)
         let collected = RJLockedValue<(values: [Value?], remaining: Int)>((Array(repeating: nil, count: promises.count), promises.count))
@@ -31,6 +35,18 @@ extension Promises {
             }
         }
         return result
+    }
+
+    /// The same, for promises listed as arguments: `Promises.all(p1, p2, p3)` of one type gives
+    /// `Promise<[Value]>`. (Two, three or four promises of any types give a tuple, below; for
+    /// two to four of one type too, as in google/promises.)
+    ///
+    /// ```swift
+    /// Promises.all(load(1), load(2), load(3), load(4), load(5)).then { pages in show(pages) }
+    /// ```
+    @_disfavoredOverload
+    public static func all<Value: Sendable>(on queue: DispatchQueue = .promises, _ promises: Promise<Value>...) -> Promise<[Value]> {
+        all(on: queue, promises)
     }
 
     /// A promise of both values once both promises are fulfilled; rejected with the first error.

@@ -72,4 +72,91 @@ extension Promises {
             }
         }
     }
+
+    /// A promise for a callback API that reports nothing but its completion: fulfilled when
+    /// it is called.
+    ///
+    /// ```swift
+    /// Promises.wrap { handler in animator.run(completion: handler) }   // Promise<Void>
+    /// ```
+    public static func wrap(
+        on queue: DispatchQueue = .promises,
+        _ work: @escaping @Sendable (_ handler: @escaping @Sendable () -> Void) throws -> Void
+    ) -> Promise<Void> {
+        Promise<Void>(on: queue) { fulfill, _ in
+            try work { fulfill(()) }
+        }
+    }
+
+    /// A promise for a callback API that reports `(error?, value?)`, error first: rejected when
+    /// the error is not `nil`, fulfilled with the value (which may be `nil`) otherwise.
+    ///
+    /// ```swift
+    /// Promises.wrap { handler in store.read(key, completion: handler) }   // Promise<Data?>
+    /// ```
+    public static func wrap<Value: Sendable>(
+        on queue: DispatchQueue = .promises,
+        _ work: @escaping @Sendable (_ handler: @escaping @Sendable ((any Error)?, Value?) -> Void) throws -> Void
+    ) -> Promise<Value?> {
+        Promise<Value?>(on: queue) { fulfill, reject in
+            try work { error, value in
+                if let error { reject(error) } else { fulfill(value) }
+            }
+        }
+    }
+
+    /// A promise for a callback API that reports `(error?, value)`, error first, with a value
+    /// that is always there: rejected when the error is not `nil`, fulfilled otherwise.
+    /// Disfavoured, so that an `(Error?, Value?)` callback picks the form above.
+    ///
+    /// ```swift
+    /// Promises.wrap { handler in counter.increment(completion: handler) }   // Promise<Int>
+    /// ```
+    @_disfavoredOverload
+    public static func wrap<Value: Sendable>(
+        on queue: DispatchQueue = .promises,
+        _ work: @escaping @Sendable (_ handler: @escaping @Sendable ((any Error)?, Value) -> Void) throws -> Void
+    ) -> Promise<Value> {
+        Promise<Value>(on: queue) { fulfill, reject in
+            try work { error, value in
+                if let error { reject(error) } else { fulfill(value) }
+            }
+        }
+    }
+
+    /// A promise for a callback API that reports `(value, error?)` with a value that is always
+    /// there: rejected when the error is not `nil`, fulfilled otherwise. Disfavoured, so that a
+    /// `(Value?, Error?)` callback picks the optional form.
+    ///
+    /// ```swift
+    /// Promises.wrap { handler in db.count(completion: handler) }   // Promise<Int>
+    /// ```
+    @_disfavoredOverload
+    public static func wrap<Value: Sendable>(
+        on queue: DispatchQueue = .promises,
+        _ work: @escaping @Sendable (_ handler: @escaping @Sendable (Value, (any Error)?) -> Void) throws -> Void
+    ) -> Promise<Value> {
+        Promise<Value>(on: queue) { fulfill, reject in
+            try work { value, error in
+                if let error { reject(error) } else { fulfill(value) }
+            }
+        }
+    }
+
+    /// A promise for a callback API that reports two optional values and an optional error:
+    /// rejected when the error is not `nil`, fulfilled with both values otherwise.
+    ///
+    /// ```swift
+    /// Promises.wrap { handler in api.page(2, completion: handler) }   // Promise<(Items?, Cursor?)>
+    /// ```
+    public static func wrap<Value1: Sendable, Value2: Sendable>(
+        on queue: DispatchQueue = .promises,
+        _ work: @escaping @Sendable (_ handler: @escaping @Sendable (Value1?, Value2?, (any Error)?) -> Void) throws -> Void
+    ) -> Promise<(Value1?, Value2?)> {
+        Promise<(Value1?, Value2?)>(on: queue) { fulfill, reject in
+            try work { value1, value2, error in
+                if let error { reject(error) } else { fulfill((value1, value2)) }
+            }
+        }
+    }
 }
