@@ -11,19 +11,12 @@ extension Promise {
     public func recover(
         on queue: DispatchQueue = .promises, _ recovery: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        let next = Promise<Value>(settled: nil)
-        observe(on: queue) { outcome in
+        chain(on: queue, recovery) { outcome, next, recovery in
             switch outcome {
             case .success: next.settle(outcome)
-            case .failure(let error):
-                do {
-                    next.adopt(try recovery(error))
-                } catch {
-                    next.reject(error)
-                }
+            case .failure(let error): next.adopt(try recovery(error))
             }
         }
-        return next
     }
 
     /// When the promise is rejected, fulfills the returned promise with the value `recovery`
@@ -34,18 +27,11 @@ extension Promise {
     /// fetchCount().recover { _ in 0 }
     /// ```
     public func recover(on queue: DispatchQueue = .promises, _ recovery: @escaping @Sendable (any Error) throws -> Value) -> Promise<Value> {
-        let next = Promise<Value>(settled: nil)
-        observe(on: queue) { outcome in
+        chain(on: queue, recovery) { outcome, next, recovery in
             switch outcome {
             case .success: next.settle(outcome)
-            case .failure(let error):
-                do {
-                    next.fulfill(try recovery(error))
-                } catch {
-                    next.reject(error)
-                }
+            case .failure(let error): next.fulfill(try recovery(error))
             }
         }
-        return next
     }
 }
