@@ -32,7 +32,7 @@ let package = Package(
         .executableTarget(name: "demo", dependencies: ["RJIterator"], path: "Examples/demo"),
         // A tiny program the tests run in a child process, for behaviour that ends a process
         // (stack overflow, a body error in for-in) or writes to stderr.
-        .executableTarget(name: "rj-probe", dependencies: ["RJIterator", "RJNodes", "CRJContext", "RJProbeSupport"],
+        .executableTarget(name: "rj-probe", dependencies: ["RJIterator", "RJNodes", "RJPromises", "CRJContext", "RJProbeSupport"],
                           path: "Tests/RJProbe"),
         .target(name: "RJProbeSupport", path: "Tests/RJProbeSupport"),
         .testTarget(name: "RJLocksTests", dependencies: ["RJLocks"], path: "Tests/RJLocksTests"),

@@ -39,6 +39,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var outcome: Outcome?
     @usableFromInline @exclusivity(unchecked) var firstObserver: Observer?
     @usableFromInline @exclusivity(unchecked) var moreObservers: [Observer] = []
+    /// Whether this promise entered `DispatchGroup.promises` (made pending in testing mode);
+    /// it leaves once, when it settles or goes away.
+    @usableFromInline @exclusivity(unchecked) var inTestingGroup = false
 
     /// Makes a pending promise, to settle later with ``fulfill(_:)`` or ``reject(_:)``.
     ///
@@ -89,9 +92,14 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     @inlinable
     init(settled: Outcome?) {
         outcome = settled
+        if settled == nil, inPromisesTestingMode {
+            inTestingGroup = true
+            DispatchGroup.promises.enter()
+        }
     }
 
     deinit {
+        if inTestingGroup, outcome == nil { DispatchGroup.promises.leave() }
         // A pending promise going away with blocks still attached: dropping them may free
         // derived promises, whose deinit drops theirs, and so on down a chain of any length.
         // Hand them to the thread's trampoline so the chain is freed in a loop, not by recursion.
@@ -154,6 +162,8 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
             var inline: [@Sendable (Outcome) -> Void] = []
             if let first { Self.deliver(first, result, collecting: &inline) }
             for observer in more { Self.deliver(observer, result, collecting: &inline) }
+            // After its blocks entered the group, so that the group cannot empty in between.
+            if inTestingGroup { DispatchGroup.promises.leave() }
             return inline
         }
         if !inline.isEmpty {
@@ -164,7 +174,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     @inlinable
     static func deliver(_ observer: Observer, _ result: Outcome, collecting inline: inout [@Sendable (Outcome) -> Void]) {
         switch observer {
-        case .queued(let queue, let body): queue.async { body(result) }
+        case .queued(let queue, let body): schedule(on: queue) { body(result) }
         case .inline(let body): inline.append(body)
         }
     }
@@ -177,7 +187,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     func observe(on queue: DispatchQueue, _ body: @escaping @Sendable (Outcome) -> Void) {
         lock.withLock {
             if let outcome {
-                queue.async { body(outcome) }
+                Self.schedule(on: queue) { body(outcome) }
                 return
             }
             append(.queued(queue, body))

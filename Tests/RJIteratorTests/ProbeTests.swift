@@ -187,6 +187,7 @@ final class ProbeTests: XCTestCase {
             ("node-skip-negative", "RJNodes: skip needs a count of zero or more, got -2"),
             ("node-throttle-zero", "RJNodes: throttle needs a positive interval in seconds, got 0.0"),
             ("node-delay-negative", "RJNodes: delay needs a positive interval in seconds, got -1.0"),
+            ("wait-for-promises-off", "RJPromises: waitForPromises needs Promises.isTestingMode = true"),
         ]
         for (mode, message) in cases {
             let r = try probe(mode)

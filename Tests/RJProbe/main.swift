@@ -4,6 +4,7 @@ import CRJContext
 import Foundation
 import RJIterator
 import RJNodes
+import RJPromises
 import RJProbeSupport
 
 /// Moves a value to another thread in a probe that makes sure the two never touch it at once.
@@ -201,6 +202,8 @@ case "node-throttle-zero":
     _ = MutableNode(1).throttle(0, queue: .main)
 case "node-delay-negative":
     _ = MutableNode(1).delay(-1, queue: .main)
+case "wait-for-promises-off":
+    _ = waitForPromises(timeout: 1)
 default:
     FileHandle.standardError.write("usage: rj-probe MODE\n".data(using: .utf8)!)
     exit(2)
