@@ -2,12 +2,12 @@ import Dispatch
 
 extension Node {
     /// A node that receives each value `interval` seconds later, on `queue`. A zero or negative
-    /// interval is a programming error.
+    /// interval is a programming error. The queue is the first, defaulted parameter, `on:`.
     ///
     /// ```swift
-    /// let b = a.delay(1, queue: .global())
+    /// let b = a.delay(on: .global(), 1)
     /// ```
-    public func delay(_ interval: Double, queue: DispatchQueue) -> Node<Value> {
+    public func delay(on queue: DispatchQueue = .main, _ interval: Double) -> Node<Value> {
         if !(interval > 0) { fatalError("RJNodes: delay needs a positive interval in seconds, got \(interval)") }
         return derive { value, downstream in
             let context = GraphEngine.shared.context  // travels with the value
@@ -15,12 +15,12 @@ extension Node {
         }
     }
 
-    /// `delay(interval, queue: .main)`.
+    /// EasyReact's name for `delay(on: .main, interval)`.
     ///
     /// ```swift
     /// let c = a.delayOnMainQueue(2)
     /// ```
     public func delayOnMainQueue(_ interval: Double) -> Node<Value> {
-        delay(interval, queue: .main)
+        delay(on: .main, interval)
     }
 }

@@ -5,12 +5,14 @@ extension Node {
     /// A node that receives a value only after `interval` seconds have passed without a newer
     /// one, on `queue`: a burst of values gives its last one. (The seed's search box: typing
     /// "hello" quickly searches for "hello" once.) A zero or negative interval is a programming
-    /// error.
+    /// error. The queue is the first, defaulted parameter, `on:`, as in every timed operator of
+    /// the package (promises' `delay(on:_:)` too).
     ///
     /// ```swift
-    /// let search = input.throttle(1, queue: .main)
+    /// let search = input.throttle(1)                  // on the main queue
+    /// let background = input.throttle(on: queue, 1)
     /// ```
-    public func throttle(_ interval: Double, queue: DispatchQueue) -> Node<Value> {
+    public func throttle(on queue: DispatchQueue = .main, _ interval: Double) -> Node<Value> {
         if !(interval > 0) { fatalError("RJNodes: throttle needs a positive interval in seconds, got \(interval)") }
         let generation = Atomic<UInt64>(0)
         return derive { value, downstream in
@@ -23,12 +25,12 @@ extension Node {
         }
     }
 
-    /// `throttle(interval, queue: .main)`.
+    /// EasyReact's name for `throttle(on: .main, interval)`.
     ///
     /// ```swift
     /// let search = input.throttleOnMainQueue(1)
     /// ```
     public func throttleOnMainQueue(_ interval: Double) -> Node<Value> {
-        throttle(interval, queue: .main)
+        throttle(on: .main, interval)
     }
 }

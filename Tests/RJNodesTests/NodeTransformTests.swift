@@ -67,7 +67,7 @@ final class NodeTransformTests: XCTestCase {
         let printed = Printed()
         let queue = DispatchQueue(label: "throttle.test")
         let inputNode = MutableNode<String>()
-        let searchNode = inputNode.throttle(0.1, queue: queue)
+        let searchNode = inputNode.throttle(on: queue, 0.1)
         searchNode.listenedBy(owner).withBlock { printed.print("想要搜索的是 \($0)") }
         for text in ["h", "he", "hel", "hell", "hello"] { inputNode.value = text }
         let second = expectation(description: "second burst")
@@ -134,7 +134,7 @@ final class NodeTransformTests: XCTestCase {
 
     func testDelay() {
         let nodeA = MutableNode<Int>()
-        let nodeB = nodeA.delay(0.05, queue: .global())
+        let nodeB = nodeA.delay(on: .global(), 0.05)
         let start = Date()
         let done = expectation(description: "delayed")
         let elapsed = Printed()

@@ -199,9 +199,9 @@ case "node-take-negative":
 case "node-skip-negative":
     _ = MutableNode(1).skip(-2)
 case "node-throttle-zero":
-    _ = MutableNode(1).throttle(0, queue: .main)
+    _ = MutableNode(1).throttle(0)
 case "node-delay-negative":
-    _ = MutableNode(1).delay(-1, queue: .main)
+    _ = MutableNode(1).delay(on: .main, -1)
 case "wait-for-promises-off":
     _ = waitForPromises(timeout: 1)
 default:
