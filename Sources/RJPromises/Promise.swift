@@ -60,10 +60,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// let p = Promise(42)   // Promise<Int>, fulfilled
     /// ```
     ///
-    /// When the value type is known, an `Error` argument picks the error initialiser (as in
-    /// google/promises): `let p: Promise<Int> = Promise(e)` and `Promise<Int>(e)` are rejected.
-    /// With no type to go by, Swift can only infer `Value` from the argument, so `Promise(e)`
-    /// alone is a `Promise<TheErrorType>` fulfilled with `e`: name the type to reject.
+    /// An `Error` argument always makes a rejected promise, as in google/promises:
+    /// `Promise(e)`, `Promise<Int>(e)`, `Promise<any Error>(e)`. A promise fulfilled with an
+    /// error value is made explicitly: `Promise<any Error>.pending()`, then `fulfill(e)`.
     @inlinable @_disfavoredOverload
     public init(_ value: Value) {
         outcome = .success(value)
@@ -298,5 +297,19 @@ extension Promise: CustomStringConvertible {
         case .success(let value)?: return "Promise<\(Value.self)>(fulfilled: \(value))"
         case .failure(let error)?: return "Promise<\(Value.self)>(rejected: \(error))"
         }
+    }
+}
+
+extension Promise where Value: Error {
+    /// Makes a promise already rejected with `error`: with no type annotation, `Promise(e)`
+    /// would otherwise infer `Value` from `e` and be fulfilled with it. The error initialiser
+    /// wins for an `Error` argument, as in google/promises.
+    ///
+    /// ```swift
+    /// let p = Promise(URLError(.timedOut))   // rejected
+    /// ```
+    @inlinable
+    public convenience init(_ error: Value) {
+        self.init(error as any Error)
     }
 }

@@ -181,8 +181,8 @@ final class PromiseOperatorTests: PromiseTestCase {
         XCTAssertEqual(error(loaded) as? TestError, TestError(code: 4))
     }
 
-    /// As in google/promises, `Promise(error)` with a known value type is a rejected promise,
-    /// even when the value type could hold the error.
+    /// As in google/promises, `Promise(error)` is a rejected promise, with or without a type
+    /// annotation, even when the value type could hold the error.
     func testPromiseOfAnErrorIsRejected() {
         let named = Promise<Int>(TestError(code: 5))
         XCTAssertEqual(error(named) as? TestError, TestError(code: 5))
@@ -190,9 +190,15 @@ final class PromiseOperatorTests: PromiseTestCase {
         XCTAssertEqual(error(typed) as? TestError, TestError(code: 6))
         let anyError = Promise<any Error>(TestError(code: 7))
         XCTAssertEqual(error(anyError) as? TestError, TestError(code: 7))
-        // With nothing to infer the value type from, it is the argument's own type.
+        // With nothing else to infer the value type from.
         let inferred = Promise(TestError(code: 8))
-        XCTAssertEqual(value(inferred), TestError(code: 8))
+        XCTAssertEqual(error(inferred) as? TestError, TestError(code: 8))
+        let sameType = Promise<TestError>(TestError(code: 9))
+        XCTAssertEqual(error(sameType) as? TestError, TestError(code: 9))
+        // A promise fulfilled with an error value, explicitly.
+        let holding = Promise<any Error>.pending()
+        holding.fulfill(TestError(code: 10))
+        XCTAssertEqual(value(holding) as? TestError, TestError(code: 10))
     }
 
     func testAwaitPromiseBlocksUntilSettled() throws {
