@@ -326,6 +326,27 @@ final class RJAsyncTests: XCTestCase {
         XCTAssertEqual(log.all, ["body", "late on body queue"])
     }
 
+    /// A `catch` attached after the body ended is queued; the caller may let the task go
+    /// before it runs. It still runs, and the task is freed afterwards.
+    func testLateCatchOnATaskNobodyKeepsStillRunsAndFreesIt() {
+        let ran = expectation(description: "late catch")
+        weak var weakTask: RJAsyncTask?
+        do {
+            let task = rj_async(on: queue) { throw TestError(code: 12) }
+            while !task.isFinished { queue.sync {} }
+            queue.suspend()  // the late handler cannot run before the task is let go
+            task.catch { error in
+                XCTAssertEqual(error as? TestError, TestError(code: 12))
+                ran.fulfill()
+            }
+            weakTask = task
+        }
+        queue.resume()
+        wait(for: [ran], timeout: 5)
+        queue.sync {}
+        XCTAssertNil(weakTask, "the task outlived its last handler")
+    }
+
     func testSwiftConcurrencyCanAwaitATask() async throws {
         let log = Log()
         let task = rj_async(on: queue) {

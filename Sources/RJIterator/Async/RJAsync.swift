@@ -201,7 +201,10 @@ public class RJAsyncTask: @unchecked Sendable {
     /// ```
     @discardableResult @_disfavoredOverload
     public final func `catch`(_ handler: @escaping @Sendable (any Error) -> Void) -> RJAsyncTask {
-        finally { [unowned self] in
+        // Strong: a handler attached after the end is queued, and may run after the caller let
+        // the task go. A handler stored before the end is dropped by `finish`, which breaks
+        // the cycle.
+        finally { [self] in
             // Read once the body has ended: `thrown` no longer changes.
             if let error = self.error { handler(error) }
         }
