@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "RJIterator",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // Apple platforms use RJLocks' portable lock and atomics (Synchronization needs macOS 15 / iOS 18).
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "RJIterator", targets: ["RJIterator"]),
         .library(name: "RJPromises", targets: ["RJPromises"]),

@@ -1,5 +1,8 @@
 import CRJShims
+
+#if canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION
 import Synchronization
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -13,8 +16,11 @@ import Darwin
 /// the object it guards (no allocation), waiters sleep in the kernel instead of spinning, and
 /// ThreadSanitizer understands it.
 ///
-/// It is the toolchain's `Synchronization.Mutex` (a futex word on Linux, `os_unfair_lock` on
-/// Apple platforms) plus what that one lacks here:
+/// On Linux it is the toolchain's `Synchronization.Mutex` (a futex word, inline); on Apple
+/// platforms, which the package supports from macOS 13 / iOS 16 while `Synchronization` needs
+/// macOS 15 / iOS 18, and in a Linux build with `-Xswiftc -DRJ_NO_SYNCHRONIZATION` (CI runs
+/// the suite that way), a `pthread_mutex_t` of its own (one allocation, since a stored
+/// property has no address Swift guarantees). Plus what those lack here:
 /// - **ThreadSanitizer annotations.** TSan does not see `Mutex`'s futex word on Linux, so it
 ///   reported every field a `Mutex` guards as racing. Each acquisition is followed by
 ///   `__tsan_acquire` and each release preceded by `__tsan_release` on the lock's address;
@@ -33,16 +39,48 @@ import Darwin
 /// }
 /// ```
 public struct RJLock: ~Copyable, @unchecked Sendable {
+    #if canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION
     @usableFromInline let mutex = Mutex<Void>(())
+    #else
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    #endif
     /// Recursive locks only: the thread holding the lock (0: none). Written by the holder
     /// alone, so a thread that reads its own id there holds the lock.
-    @usableFromInline let owner = Atomic<UInt>(0)
+    @usableFromInline let owner = RJAtomic<UInt>(0)
     @usableFromInline let recursive: Bool
 
     /// Makes a lock; a `recursive` one may be taken again by the thread holding it.
     @inlinable
     public init(recursive: Bool = false) {
         self.recursive = recursive
+        #if !(canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION)
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(mutex, nil)
+        if status != 0 { fatalError("RJIterator: pthread_mutex_init failed (\(status))") }
+        #endif
+    }
+
+    #if !(canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION)
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+    #endif
+
+    /// Whether this build uses the portable lock and atomics (a `pthread_mutex_t` and C11
+    /// atomics, each on an allocation of its own: Apple platforms, or
+    /// `-Xswiftc -DRJ_NO_SYNCHRONIZATION`) rather than `Synchronization`'s inline ones.
+    ///
+    /// ```swift
+    /// print(RJLock.isPortable)   // false on Linux, by default
+    /// ```
+    public static var isPortable: Bool {
+        #if canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION
+        return false
+        #else
+        return true
+        #endif
     }
 
     /// Runs `body` holding the lock, waiting (asleep) while another thread holds it.
@@ -66,6 +104,7 @@ public struct RJLock: ~Copyable, @unchecked Sendable {
 
     @inlinable @inline(__always)
     borrowing func locked<T>(_ body: () throws -> T) rethrows -> T {
+        #if canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION
         try withUnsafePointer(to: mutex) { address in
             try mutex.withLock { _ in
                 rj_tsan_acquire(address)
@@ -73,6 +112,16 @@ public struct RJLock: ~Copyable, @unchecked Sendable {
                 return try body()
             }
         }
+        #else
+        // ThreadSanitizer understands pthread mutexes itself.
+        let locked = pthread_mutex_lock(mutex)
+        if locked != 0 { fatalError("RJIterator: pthread_mutex_lock failed (\(locked))") }
+        defer {
+            let unlocked = pthread_mutex_unlock(mutex)
+            if unlocked != 0 { fatalError("RJIterator: pthread_mutex_unlock failed (\(unlocked))") }
+        }
+        return try body()
+        #endif
     }
 }
 

@@ -1,6 +1,5 @@
 import Dispatch
 import RJLocks
-import Synchronization
 
 // Listening, and who keeps what alive.
 //
@@ -93,7 +92,7 @@ final class Listener<Value: Sendable>: Cancelable, @unchecked Sendable {
     @usableFromInline let node: Node<Value>
     @usableFromInline let queue: DispatchQueue?
     @usableFromInline let block: @Sendable (Value) -> Void
-    @usableFromInline let cancelled = Atomic<Bool>(false)
+    @usableFromInline let cancelled = RJAtomic<Bool>(false)
     @usableFromInline var edgeID: UInt64 = 0
 
     @usableFromInline init(node: Node<Value>, owner: AnyObject, queue: DispatchQueue?, block: @escaping @Sendable (Value) -> Void) {

@@ -1,4 +1,4 @@
-import Synchronization
+import RJLocks
 
 extension Node {
     /// A node that ignores the first `count` values (the current one, if any, counts).
@@ -10,7 +10,7 @@ extension Node {
     @inlinable
     public func skip(_ count: Int) -> Node<Value> {
         if !(count >= 0) { fatalError("RJNodes: skip needs a count of zero or more, got \(count)") }
-        let seen = Atomic<Int>(0)
+        let seen = RJAtomic<Int>(0)
         return derive { value, downstream in
             // Values of one node are delivered one at a time, so the count is exact.
             if seen.add(1, ordering: .relaxed).newValue > count { downstream.receive(value) }
@@ -26,7 +26,7 @@ extension Node {
     @inlinable
     public func take(_ count: Int) -> Node<Value> {
         if !(count >= 0) { fatalError("RJNodes: take needs a count of zero or more, got \(count)") }
-        let seen = Atomic<Int>(0)
+        let seen = RJAtomic<Int>(0)
         return derive { value, downstream in
             if seen.add(1, ordering: .relaxed).newValue <= count { downstream.receive(value) }
         }

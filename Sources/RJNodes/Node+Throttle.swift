@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import RJLocks
 
 extension Node {
     /// A node that receives a value only after `interval` seconds have passed without a newer
@@ -14,7 +14,7 @@ extension Node {
     /// ```
     public func throttle(on queue: DispatchQueue = .main, _ interval: Double) -> Node<Value> {
         if !(interval > 0) { fatalError("RJNodes: throttle needs a positive interval in seconds, got \(interval)") }
-        let generation = Atomic<UInt64>(0)
+        let generation = RJAtomic<UInt64>(0)
         return derive { value, downstream in
             let mine = generation.add(1, ordering: .acquiringAndReleasing).newValue
             let context = GraphEngine.shared.context  // travels with the value

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import RJLocks
 
 extension DispatchGroup {
     /// The group every promise enters while it is pending, and every block of a promise while
@@ -17,7 +17,7 @@ extension DispatchGroup {
 
 /// Whether promises enter ``Dispatch/DispatchGroup/promises``; off unless a test turns it on.
 @usableFromInline
-let promisesTestingMode = Atomic<Bool>(false)
+let promisesTestingMode = RJAtomic<Bool>(false)
 
 /// One relaxed load: the whole cost of the testing hooks outside testing mode.
 @inlinable @inline(__always)

@@ -7,6 +7,7 @@
 #define CRJSHIMS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +34,29 @@ static inline void rj_tsan_acquire(const void *addr) {
 }
 static inline void rj_tsan_release(const void *addr) {
     if (__tsan_release) __tsan_release((void *)addr);
+}
+
+/* 64-bit atomic words for RJLocks' RJAtomic where the toolchain's Synchronization module is not
+ * used (Apple platforms below macOS 15 / iOS 18, or a build with -DRJ_NO_SYNCHRONIZATION).
+ * Sequentially consistent: the strongest order, so every ordering the Swift side asks for is
+ * kept. GCC/Clang builtins, lock-free on every 64-bit target and on arm64_32. */
+static inline uint64_t rj_atomic_load(const uint64_t *word) {
+    return __atomic_load_n(word, __ATOMIC_SEQ_CST);
+}
+static inline void rj_atomic_store(uint64_t *word, uint64_t value) {
+    __atomic_store_n(word, value, __ATOMIC_SEQ_CST);
+}
+static inline uint64_t rj_atomic_exchange(uint64_t *word, uint64_t value) {
+    return __atomic_exchange_n(word, value, __ATOMIC_SEQ_CST);
+}
+/* Returns the value seen; the exchange happened if it equals `expected`. */
+static inline uint64_t rj_atomic_compare_exchange(uint64_t *word, uint64_t expected, uint64_t desired) {
+    __atomic_compare_exchange_n(word, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return expected;
+}
+/* Returns the value before the addition (wrapping). */
+static inline uint64_t rj_atomic_fetch_add(uint64_t *word, uint64_t delta) {
+    return __atomic_fetch_add(word, delta, __ATOMIC_SEQ_CST);
 }
 
 #ifdef __cplusplus

@@ -1,6 +1,5 @@
 import CRJContext
 import RJLocks
-import Synchronization
 
 /// Moves a value that is not `Sendable` across a queue hop whose ordering makes it safe (the
 /// value is written before the hop and read after it, never at the same time).
@@ -73,7 +72,7 @@ final class AwaitSlot: @unchecked Sendable {
 /// `RJAsyncError.callbackDropped`, so the body goes on and its stack is freed.
 final class CallbackToken: @unchecked Sendable {
     private let slot: AwaitSlot
-    private let called = Atomic<Bool>(false)
+    private let called = RJAtomic<Bool>(false)
 
     init(_ slot: AwaitSlot) {
         self.slot = slot

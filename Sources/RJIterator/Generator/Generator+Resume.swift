@@ -1,5 +1,5 @@
 import CRJContext
-import Synchronization
+import RJLocks
 
 // How a generator runs: the state machine behind `next`, `return` and `throw` (see the
 // comment at the top of GeneratorCore.swift for who owns what and how values cross).

@@ -1,5 +1,5 @@
 import CRJContext
-import Synchronization
+import RJLocks
 
 /// A stackful generator: a body that runs on its own stack and hands values out with `yield`,
 /// from any depth of calls, resuming where it left off on the next call.

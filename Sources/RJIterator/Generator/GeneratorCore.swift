@@ -1,5 +1,5 @@
 import CRJContext
-import Synchronization
+import RJLocks
 
 // The machinery under `Generator` (and so under `RJIterator` and `rj_async`): the generator
 // object owns the coroutine, carries values across each switch and keeps the state machine.
@@ -134,7 +134,7 @@ public class _RJCoroutineHost {
     /// unoptimised build may keep a copy of one for the whole call, which lasts as long as the
     /// body, and the generator could then never be released.)
     @usableFromInline final let main: (UnsafeMutableRawPointer) -> Void
-    @usableFromInline final let stateWord = Atomic<GeneratorState>(.created)
+    @usableFromInline final let stateWord = RJAtomic<GeneratorState>(.created)
     /// The resumer's `Element?` local the body writes a yielded value into.
     @usableFromInline @exclusivity(unchecked) final var outbox: UnsafeMutableRawPointer?
     /// The body's `ResumeSignal<Input>?` local the resumer writes the next signal into.

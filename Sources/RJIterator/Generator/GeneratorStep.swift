@@ -1,4 +1,4 @@
-import Synchronization
+import RJLocks
 
 /// What one call to ``Generator/next(_:)``, ``Generator/return(_:)`` or ``Generator/throw(_:)``
 /// produced: a yielded value (the body is suspended) or the body's return value (it is done).
@@ -39,7 +39,7 @@ extension GeneratorStep: Sendable where Element: Sendable, Return: Sendable {}
 /// _ = try gen.next()   // .suspended
 /// _ = try gen.next()   // .completed
 /// ```
-public enum GeneratorState: UInt8, Sendable, Equatable, AtomicRepresentable {
+public enum GeneratorState: UInt8, Sendable, Equatable {
     /// Made, never resumed: nothing of the body has run and no stack is held.
     case created
     /// Stopped at a `yield`, waiting for the next resume.
@@ -48,6 +48,12 @@ public enum GeneratorState: UInt8, Sendable, Equatable, AtomicRepresentable {
     case running
     /// Returned, threw, or was closed; every later call reports the same outcome.
     case completed
+}
+
+// The generator's state word (`RJAtomic<GeneratorState>`).
+extension GeneratorState: RJAtomicValue {
+    @inlinable public init(atomicWord: UInt64) { self = GeneratorState(rawValue: UInt8(truncatingIfNeeded: atomicWord)).unsafelyUnwrapped }
+    @inlinable public var atomicWord: UInt64 { UInt64(rawValue) }
 }
 
 /// Errors the generator machinery itself throws (errors of the body pass through unchanged).
