@@ -17,7 +17,10 @@ let package = Package(
         // Runtime entry points and sanitizer annotations, declared in C.
         .target(name: "CRJShims", path: "Sources/CRJShims"),
         // The package's one lock type, which sanitizers understand; under every Swift module.
-        .target(name: "RJLocks", dependencies: ["CRJShims"], path: "Sources/RJLocks"),
+        // RJ_NO_SYNCHRONIZATION: the portable lock and atomics, for the Apple versions below
+        // macOS 15 / iOS 18 that the package supports (CI also builds Linux with it).
+        .target(name: "RJLocks", dependencies: ["CRJShims"], path: "Sources/RJLocks",
+                swiftSettings: [.define("RJ_NO_SYNCHRONIZATION", .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS]))]),
         // Reactive nodes (EasyReact's model): stand-alone but for one runtime call in C.
         .target(name: "RJNodes", dependencies: ["CRJShims", "RJLocks"], path: "Sources/RJNodes"),
         // Promises: stand-alone (Dispatch only).

@@ -1,6 +1,6 @@
 import CRJShims
 
-#if canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION
+#if !RJ_NO_SYNCHRONIZATION
 import Synchronization
 #endif
 
@@ -57,7 +57,7 @@ public enum RJAtomicOrdering: Sendable {
 /// hits.add(1, ordering: .relaxed)
 /// ```
 public struct RJAtomic<Value: RJAtomicValue>: ~Copyable, @unchecked Sendable {
-    #if canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION
+    #if !RJ_NO_SYNCHRONIZATION
     @usableFromInline let word: Atomic<UInt64>
 
     /// Makes an atomic holding `value`.
@@ -170,7 +170,7 @@ extension RJAtomic where Value: FixedWidthInteger {
     /// Adds `delta` (wrapping) and returns the values before and after.
     @inlinable @inline(__always) @discardableResult
     public func add(_ delta: Value, ordering: RJAtomicOrdering) -> (oldValue: Value, newValue: Value) {
-        #if canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION
+        #if !RJ_NO_SYNCHRONIZATION
         let old: UInt64
         switch ordering {
         case .relaxed: old = word.wrappingAdd(delta.atomicWord, ordering: .relaxed).oldValue

@@ -1,6 +1,6 @@
 import CRJShims
 
-#if canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION
+#if !RJ_NO_SYNCHRONIZATION
 import Synchronization
 #endif
 
@@ -39,7 +39,7 @@ import Darwin
 /// }
 /// ```
 public struct RJLock: ~Copyable, @unchecked Sendable {
-    #if canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION
+    #if !RJ_NO_SYNCHRONIZATION
     @usableFromInline let mutex = Mutex<Void>(())
     #else
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -53,7 +53,7 @@ public struct RJLock: ~Copyable, @unchecked Sendable {
     @inlinable
     public init(recursive: Bool = false) {
         self.recursive = recursive
-        #if !(canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION)
+        #if RJ_NO_SYNCHRONIZATION
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
@@ -61,7 +61,7 @@ public struct RJLock: ~Copyable, @unchecked Sendable {
         #endif
     }
 
-    #if !(canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION)
+    #if RJ_NO_SYNCHRONIZATION
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
@@ -76,7 +76,7 @@ public struct RJLock: ~Copyable, @unchecked Sendable {
     /// print(RJLock.isPortable)   // false on Linux, by default
     /// ```
     public static var isPortable: Bool {
-        #if canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION
+        #if !RJ_NO_SYNCHRONIZATION
         return false
         #else
         return true
@@ -104,7 +104,7 @@ public struct RJLock: ~Copyable, @unchecked Sendable {
 
     @inlinable @inline(__always)
     borrowing func locked<T>(_ body: () throws -> T) rethrows -> T {
-        #if canImport(Synchronization) && !canImport(Darwin) && !RJ_NO_SYNCHRONIZATION
+        #if !RJ_NO_SYNCHRONIZATION
         try withUnsafePointer(to: mutex) { address in
             try mutex.withLock { _ in
                 rj_tsan_acquire(address)

@@ -57,7 +57,7 @@ extension Promises {
     public static func all<A: Sendable, B: Sendable>(
         on queue: DispatchQueue = .promises, _ a: Promise<A>, _ b: Promise<B>
     ) -> Promise<(A, B)> {
-        all(on: queue, [a.then(on: queue) { $0 as any Sendable }, b.then(on: queue) { $0 as any Sendable }])
+        all(on: queue, [a.erased(on: queue), b.erased(on: queue)])
             .then(on: queue) { values in (values[0] as! A, values[1] as! B) }
     }
 
@@ -70,10 +70,7 @@ extension Promises {
     public static func all<A: Sendable, B: Sendable, C: Sendable>(
         on queue: DispatchQueue = .promises, _ a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>
     ) -> Promise<(A, B, C)> {
-        all(on: queue, [
-            a.then(on: queue) { $0 as any Sendable }, b.then(on: queue) { $0 as any Sendable },
-            c.then(on: queue) { $0 as any Sendable },
-        ]).then(on: queue) { values in (values[0] as! A, values[1] as! B, values[2] as! C) }
+        all(on: queue, [a.erased(on: queue), b.erased(on: queue), c.erased(on: queue)]).then(on: queue) { values in (values[0] as! A, values[1] as! B, values[2] as! C) }
     }
 
     /// A promise of the four values once all four promises are fulfilled; rejected with the
@@ -85,9 +82,14 @@ extension Promises {
     public static func all<A: Sendable, B: Sendable, C: Sendable, D: Sendable>(
         on queue: DispatchQueue = .promises, _ a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>, _ d: Promise<D>
     ) -> Promise<(A, B, C, D)> {
-        all(on: queue, [
-            a.then(on: queue) { $0 as any Sendable }, b.then(on: queue) { $0 as any Sendable },
-            c.then(on: queue) { $0 as any Sendable }, d.then(on: queue) { $0 as any Sendable },
-        ]).then(on: queue) { values in (values[0] as! A, values[1] as! B, values[2] as! C, values[3] as! D) }
+        all(on: queue, [a.erased(on: queue), b.erased(on: queue), c.erased(on: queue), d.erased(on: queue)]).then(on: queue) { values in (values[0] as! A, values[1] as! B, values[2] as! C, values[3] as! D) }
+    }
+}
+
+extension Promise {
+    /// This promise with its value type erased, for the heterogeneous `all` and `any`, which
+    /// collect through the one-type forms and cast each value back.
+    func erased(on queue: DispatchQueue) -> Promise<any Sendable> {
+        then(on: queue) { $0 as any Sendable }
     }
 }

@@ -64,7 +64,7 @@ extension Promises {
     public static func any<A: Sendable, B: Sendable>(
         on queue: DispatchQueue = .promises, _ a: Promise<A>, _ b: Promise<B>
     ) -> Promise<(Result<A, any Error>, Result<B, any Error>)> {
-        any(on: queue, [a.then(on: queue) { $0 as any Sendable }, b.then(on: queue) { $0 as any Sendable }])
+        any(on: queue, [a.erased(on: queue), b.erased(on: queue)])
             .then(on: queue) { results in (results[0].map { $0 as! A }, results[1].map { $0 as! B }) }
     }
 
@@ -76,10 +76,7 @@ extension Promises {
     public static func any<A: Sendable, B: Sendable, C: Sendable>(
         on queue: DispatchQueue = .promises, _ a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>
     ) -> Promise<(Result<A, any Error>, Result<B, any Error>, Result<C, any Error>)> {
-        any(on: queue, [
-            a.then(on: queue) { $0 as any Sendable }, b.then(on: queue) { $0 as any Sendable },
-            c.then(on: queue) { $0 as any Sendable },
-        ]).then(on: queue) { results in
+        any(on: queue, [a.erased(on: queue), b.erased(on: queue), c.erased(on: queue)]).then(on: queue) { results in
             (results[0].map { $0 as! A }, results[1].map { $0 as! B }, results[2].map { $0 as! C })
         }
     }

@@ -91,7 +91,8 @@ public func rj_async(_ body: @escaping @MainActor () throws -> Void) -> RJMainAc
     return task
 }
 
-/// A running `rj_async` body: attach ``finally(_:)`` handlers, ``cancel()`` it, or wait for it.
+/// A running `rj_async` body: attach ``finally(_:)`` and ``catch(_:)`` handlers, ``cancel()``
+/// it, or wait for it.
 ///
 /// Lifetime: while the body waits, the pending await keeps the task alive (the work's callback
 /// holds it); when the body ends, the task lets its stack go and runs its `finally` handlers.
@@ -175,8 +176,8 @@ public class RJAsyncTask: @unchecked Sendable {
         }
     }
 
-    /// Runs `handler` on the task's queue once the body has ended (early returns included) or
-    /// was cancelled; exactly once. Attached after the end, it still runs (asynchronously).
+    /// Runs `handler` on the task's queue once the body has ended (early returns included, or
+    /// by throwing) or was cancelled before it started; exactly once. Attached after the end, it still runs (asynchronously).
     ///
     /// ```swift
     /// rj_async { ... }.finally { spinner.stop() }

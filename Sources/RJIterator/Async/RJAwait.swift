@@ -192,6 +192,17 @@ private final class Collector: @unchecked Sendable {
 
 // MARK: Typed forms
 
+extension RJResult {
+    /// What every typed form returns: the error thrown, or the value as a `T`.
+    fileprivate func typedValue<T>(as _: T.Type) throws -> T {
+        if let error { throw error }
+        guard let typed = value as? T else {
+            throw RJAsyncError.unexpectedValue(value == nil ? "the callback gave neither a value nor an error" : "expected \(T.self)")
+        }
+        return typed
+    }
+}
+
 /// Waits for `promise` inside an `rj_async` body and returns its value, or throws its error
 /// (or an ``RJAsyncError``).
 ///
@@ -202,9 +213,7 @@ private final class Collector: @unchecked Sendable {
 /// ```
 public func rj_awaitValue<T>(_ promise: Promise<T>) throws -> T {
     let result = rj_await(promise)
-    if let error = result.error { throw error }
-    guard let value = result.value as? T else { throw RJAsyncError.unexpectedValue("expected \(T.self)") }
-    return value
+    return try result.typedValue(as: T.self)
 }
 
 /// Waits for a callback API that delivers a `Result` and returns the value or throws.
@@ -221,9 +230,7 @@ public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (R
             }
         }
     }
-    if let error = result.error { throw error }
-    guard let value = result.value as? T else { throw RJAsyncError.unexpectedValue("expected \(T.self)") }
-    return value
+    return try result.typedValue(as: T.self)
 }
 
 /// Waits for a callback API of the `(T?, Error?) -> Void` shape (the seed's and most
@@ -235,11 +242,7 @@ public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (R
 /// ```
 public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (T?, (any Error)?) -> Void) -> Void) throws -> T {
     let result = rj_await { callback in task { value, error in callback(value, error) } }
-    if let error = result.error { throw error }
-    guard let value = result.value as? T else {
-        throw RJAsyncError.unexpectedValue(result.value == nil ? "the callback gave neither a value nor an error" : "expected \(T.self)")
-    }
-    return value
+    return try result.typedValue(as: T.self)
 }
 
 /// Waits for a callback API that only ever succeeds, of the `(T) -> Void` shape, and returns
@@ -251,9 +254,7 @@ public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (T
 @_disfavoredOverload
 public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (T) -> Void) -> Void) throws -> T {
     let result = rj_await { callback in task { value in callback(value, nil) } }
-    if let error = result.error { throw error }
-    guard let value = result.value as? T else { throw RJAsyncError.unexpectedValue("expected \(T.self)") }
-    return value
+    return try result.typedValue(as: T.self)
 }
 
 /// Runs a Swift `async` function and waits for it inside an `rj_async` body, without blocking
@@ -277,7 +278,5 @@ public func rj_awaitValue<T: Sendable>(_ operation: @escaping @Sendable () async
     slot.onCancel = { swiftTask.cancel() }
     let result = current.suspend(on: slot)
     withExtendedLifetime(swiftTask) {}
-    if let error = result.error { throw error }
-    guard let value = result.value as? T else { throw RJAsyncError.unexpectedValue("expected \(T.self)") }
-    return value
+    return try result.typedValue(as: T.self)
 }
