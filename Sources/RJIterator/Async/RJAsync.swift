@@ -317,7 +317,7 @@ extension RJAsyncTask {
     }
 }
 
-/// The task of a main-actor `rj_async` body (``rj_async(_:)-(()->Void)``): an ``RJAsyncTask``
+/// The task of a main-actor `rj_async` body (`rj_async { }` without `on:`): an ``RJAsyncTask``
 /// whose `finally` handlers are main-actor code too, so they may touch what the body touched.
 ///
 /// ```swift
