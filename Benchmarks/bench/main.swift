@@ -83,6 +83,22 @@ let rjIteratorNext = Row(switchGroup, "RJIterator.next(v)", note: "an Int as Any
     for i in 0..<n { blackHole(seedIterator.next(i)) }
 }
 
+/// The value traffic of the `RJIterator.next(v)` row without a switch: an `Any?` in, the
+/// previous one out in an `RJResult`, the state kept in a field. What any API shaped like the
+/// seed's pays for its untyped values in plain Swift.
+final class AnyEcho {
+    @exclusivity(unchecked) var x: Any? = 0
+    @inline(never) func next(_ value: consuming Any?) -> RJResult {
+        let out = x
+        x = value
+        return RJResult(value: out, done: false)
+    }
+}
+let anyEcho = AnyEcho()
+let anyEchoNext = Row(switchGroup, "the same Any? traffic, plain method call", note: "no switch: what the values cost") { n in
+    for i in 0..<n { blackHole(anyEcho.next(i)) }
+}
+
 let createRunRelease = Row(switchGroup, "create + first next + release (pooled)", note: "body returns at once") { n in
     for i in 0..<n {
         let g = Generator<Int, Void, Int> { _ in i }
@@ -204,7 +220,7 @@ if bench.wanted(semaphores.name) {
     }.start()
 }
 
-bench.measure([rawFast, rawInline, rawInlineFPU, rawUContext, v8Generator, pythonGenerator, generatorNext, generatorNextUContext, rjIteratorNext, createRunRelease,
+bench.measure([rawFast, rawInline, rawInlineFPU, rawUContext, v8Generator, pythonGenerator, generatorNext, generatorNextUContext, rjIteratorNext, anyEchoNext, createRunRelease,
                awaitCompleted, awaitFulfilled, asyncStream, checkedContinuation, semaphores])
 if bench.wanted(semaphores.name) {
     pingPong.stop = true
@@ -484,6 +500,7 @@ bench.ratio("Generator.next / inline switch", generatorNext, over: rawInline, ta
 bench.ratio("Generator.next / V8 generator next", generatorNext, over: v8Generator, target: 1.0)
 bench.ratio("RJIterator.next / Python generator send", rjIteratorNext, over: pythonGenerator, target: 1.0)
 bench.ratio("RJIterator.next / Generator.next", rjIteratorNext, over: generatorNext, target: 2.0)
+bench.ratio("RJIterator.next / its Any? traffic without a switch", rjIteratorNext, over: anyEchoNext, target: nil)
 bench.ratio("create + run + release / raw fast switch", createRunRelease, over: rawFast, target: 5.0)
 bench.ratio("rj_await, completed task / Generator.next", awaitCompleted, over: generatorNext, target: 8.0)
 bench.ratio("rj_await, fulfilled promise / Generator.next", awaitFulfilled, over: generatorNext, target: 8.0)

@@ -40,6 +40,13 @@ extension Generator {
         let (took, _) = stateWord.compareExchange(
             expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
         guard took else { return try perform(.next(input)) }
+        return try resumeHeld(with: input)
+    }
+
+    /// Resumes the suspended body with `input`; the caller holds `running` (a layer above that
+    /// has its own state to write first takes it itself, then calls this).
+    @inlinable @inline(__always)
+    func resumeHeld(with input: Input) throws -> GeneratorStep<Element, Return> {
         // The body's slot holds nil (see `suspend`).
         inbox.unsafelyUnwrapped.assumingMemoryBound(to: ResumeSignal<Input>?.self).initialize(to: .value(input))
         return try run(coro.unsafelyUnwrapped)

@@ -61,8 +61,7 @@ public final class RJIterator {
     /// ```
     @discardableResult
     public func next() -> RJResult {
-        channel.input = nil
-        return step()
+        advance(nil, given: false)
     }
 
     /// Resumes the body; the pending `rj_yield` returns `value` (ignored by the first call).
@@ -72,70 +71,121 @@ public final class RJIterator {
     /// ```
     @discardableResult
     public func next(_ value: consuming Any?) -> RJResult {
-        // The body reads the value where it lies, in this frame, while this call waits. Taken
-        // (`consuming`) into a local and passed `inout`: no copy, and no unspecialised generic
-        // code, which `withUnsafePointer(to:)` of a borrowed `Any?` goes through.
-        var input = consume value
-        return withUnsafeMutablePointer(to: &input) { input in
-            channel.input = UnsafePointer(input)
-            return step()
+        advance(value, given: true)
+    }
+
+    /// One step. The channel's slots are written only while this call holds the generator's
+    /// `running` state, so a second thread (or the body itself) calling `next` meanwhile gets
+    /// `GeneratorError.alreadyRunning` and touches nothing.
+    @inline(__always)
+    private func advance(_ value: consuming Any?, given: Bool) -> RJResult {
+        while true {
+            let (took, seen) = core.stateWord.compareExchange(
+                expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
+            if took {
+                if given {
+                    // Moved into the channel's slot, moved out by the pending `rj_yield`.
+                    channel.input.initialize(to: consume value)
+                    channel.hasInput = true
+                }
+                return collect { try core.resumeHeld(with: ()) }
+            }
+            switch seen {
+            case .created:
+                // The first `next`: its value is ignored, as in the original.
+                let (started, _) = core.stateWord.compareExchange(
+                    expected: .created, desired: .running, ordering: .acquiringAndReleasing)
+                if started { return collect { try core.startFresh(.start) } }
+            case .completed:
+                // Written by the body before it completed, never again.
+                return RJResult(value: channel.returned, done: true)
+            case .running:
+                return RJResult(value: nil, error: GeneratorError.alreadyRunning, done: false)
+            case .suspended:
+                break
+            }
+            // Another thread moved it meanwhile; look again.
         }
     }
 
-    private func step() -> RJResult {
-        do {
-            switch try core.next() {
-            // The yielded value lies in the suspended body's frame: one copy, into the result.
-            case .yielded: return RJResult(value: channel.output.unsafelyUnwrapped.pointee, done: false)
-            case .returned: return RJResult(value: channel.returned, done: true)
+    /// Runs `resume` (which switches into the body) holding `running`, with a slot in this
+    /// frame for the value the body yields: the body copies it there before it suspends, so
+    /// nothing is read from the channel once the state is given back.
+    @inline(__always)
+    private func collect(_ resume: () throws -> GeneratorStep<Void, Void>) -> RJResult {
+        withUnsafeTemporaryAllocation(of: Any?.self, capacity: 1) { buffer in
+            let yielded = buffer.baseAddress.unsafelyUnwrapped
+            channel.yielded = yielded
+            let step: GeneratorStep<Void, Void>
+            do {
+                step = try resume()
+            } catch {
+                channel.dropInput()
+                return RJResult(value: nil, error: error, done: false)
             }
-        } catch {
-            return RJResult(value: nil, error: error, done: false)
+            // Not taken: a first `next(x)`, or a body that ended.
+            channel.dropInput()
+            switch step {
+            case .yielded: return RJResult(value: yielded.move(), error: nil, done: false)
+            case .returned: return RJResult(value: channel.returned, error: nil, done: true)
+            }
         }
     }
 }
 
-/// Where an ``RJIterator``'s values cross between `next` and `rj_yield`: as pointers to where
-/// each value already lies (the argument of `next`, in the resumer's frame; the argument of
-/// `rj_yield`, in the suspended body's frame), each valid while its frame waits in the switch.
-/// The other side copies the value once, where it needs it. Every copy, move, nil test or nil
-/// store of an `Any?` is a call into the runtime; wrapping the values in the generic
-/// generator's enums cost a dozen of them per round trip.
+/// Where an ``RJIterator``'s values cross between `next` and `rj_yield`. The input of
+/// `next(x)` is moved into a slot the channel owns and moved out by the body; the argument of
+/// `rj_yield` is borrowed where it lies and copied once, by the body, into a slot in the
+/// resuming `next`'s frame. Every copy, destroy or nil test of an `Any?` that Swift emits
+/// itself goes through `Optional<Any>`'s value witnesses, a chain of four or five indirect
+/// calls; the moves here are plain memory copies and `AnyValue` copies with one call.
 ///
 /// The generator's `client`, so that `rj_yield` finds it through the running coroutine.
 /// Touched only by the thread that holds the generator's `running` state, hence unchecked.
 final class SeedChannel {
-    /// What the pending `rj_yield` returns, set by `next(x)`; `nil` for `next()`, whose
-    /// pending `rj_yield(v)` returns `v` itself.
-    @exclusivity(unchecked) var input: UnsafePointer<Any?>?
-    /// What the body yielded last.
-    @exclusivity(unchecked) var output: UnsafePointer<Any?>?
+    /// What the pending `rj_yield` returns, put there by `next(x)`; initialised only while
+    /// `hasInput`. `next()` leaves it empty: its pending `rj_yield(v)` returns `v` itself.
+    let input = UnsafeMutablePointer<Any?>.allocate(capacity: 1)
+    @exclusivity(unchecked) var hasInput = false
+    /// Whether the `next` that resumed the last `rj_yield` gave a value (for delegation).
+    @exclusivity(unchecked) var resumedWithInput = false
+    /// The uninitialised slot, in the resuming `next`'s frame, for the next yielded value.
+    @exclusivity(unchecked) var yielded: UnsafeMutablePointer<Any?>?
     /// The body's return value, reported by every `next` after the end.
     @exclusivity(unchecked) var returned: Any?
+
+    deinit {
+        dropInput()
+        input.deallocate()
+    }
+
+    /// Destroys an input the body did not take.
+    @inline(__always)
+    func dropInput() {
+        guard hasInput else { return }
+        hasInput = false
+        AnyValue.destroy(input)
+    }
 
     /// The body's side of `rj_yield`: hands `value` out, suspends, and returns what the
     /// resuming `next` gave. Runs on the body's stack (`current`, owned by `host`). The host
     /// travels unmanaged: an unoptimised build would keep a strong copy of a reference
     /// argument in this frame, which outlives an abandoned body and leaks the generator.
     static func yield(
-        _ value: consuming Any?, _ channel: Unmanaged<SeedChannel>, _ host: Unmanaged<_RJCoroutineHost>,
+        _ value: borrowing Any?, _ channel: Unmanaged<SeedChannel>, _ host: Unmanaged<_RJCoroutineHost>,
         _ current: OpaquePointer
     ) -> Any? {
-        var yielded = consume value
-        // What the resuming `next` gave: nil for `next()`, which gives the yielded value back.
-        let resumedWith: UnsafePointer<Any?>?? = withUnsafeMutablePointer(to: &yielded) { yielded in
-            channel._withUnsafeGuaranteedRef { $0.output = UnsafePointer(yielded) }
-            switch host._withUnsafeGuaranteedRef({ $0.suspend(current, yielding: (), resumedWith: Void.self) }) {
-            case .value: return .some(channel._withUnsafeGuaranteedRef { $0.input })
-            // Only Generator's throw/return/close send these; RJIterator has none of them.
-            case .error, .close: return .none
-            }
+        channel._withUnsafeGuaranteedRef { $0.yielded.unsafelyUnwrapped }.initialize(to: AnyValue.copy(value))
+        let resumed = host._withUnsafeGuaranteedRef { $0.suspend(current, yielding: (), resumedWith: Void.self) }
+        // Only Generator's throw/return/close send anything but a value; RJIterator has none.
+        guard case .value = resumed else { return nil }
+        let gaveInput = channel._withUnsafeGuaranteedRef { channel in
+            channel.resumedWithInput = channel.hasInput
+            channel.hasInput = false
+            return channel.resumedWithInput
         }
-        switch resumedWith {
-        case .some(.some(let input)): return input.pointee
-        case .some(.none): return yielded  // moved, not copied
-        case .none: return nil
-        }
+        guard gaveInput else { return AnyValue.copy(value) }  // `next()`
+        return channel._withUnsafeGuaranteedRef { $0.input.move() }
     }
 
     /// `rj_yield(inner)`: yields each of `inner`'s values, its return value included, passing
@@ -143,9 +193,11 @@ final class SeedChannel {
     func delegate(to inner: RJIterator, _ host: Unmanaged<_RJCoroutineHost>, _ current: OpaquePointer) -> Any? {
         var result = inner.next()
         while true {
+            // Whether the `next` that resumes this yield gives a value, read before it is taken.
             let resumedWith = SeedChannel.yield(result.value, Unmanaged.passUnretained(self), host, current)
+            let gaveInput = resumedWithInput
             if result.done || result.error != nil { return resumedWith }
-            result = input == nil ? inner.next() : inner.next(resumedWith)
+            result = gaveInput ? inner.next(resumedWith) : inner.next()
         }
     }
 }
@@ -165,7 +217,7 @@ final class SeedChannel {
 /// }
 /// ```
 @discardableResult
-public func rj_yield(_ value: consuming Any?) -> Any? {
+public func rj_yield(_ value: borrowing Any?) -> Any? {
     guard let current = rj_coro_current(), let owner = rj_coro_owner(current) else { return nil }
     // Unmanaged, not retained: a strong reference on the suspended stack would outlive an
     // abandoned body and leak the generator.
@@ -188,17 +240,9 @@ public func rj_yield(_ value: consuming Any?) -> Any? {
 /// without the real cast.
 @inline(__always)
 private func mayHoldAnIterator(_ value: borrowing Any?) -> Bool {
-    let metadata = unsafe_anyMetadata(value)
+    let metadata = AnyValue.metadata(value)
     guard let metadata else { return false }
     if metadata == unsafeBitCast(RJIterator.self, to: UnsafeRawPointer.self) { return true }
     let kind = metadata.load(as: UInt.self)
     return !((0x200...0x202).contains(kind) || kind == 0x301 || kind == 0x302)
-}
-
-/// The type metadata word of an `Any?` (nil for nil).
-@inline(__always)
-private func unsafe_anyMetadata(_ value: borrowing Any?) -> UnsafeRawPointer? {
-    withUnsafePointer(to: value) { pointer in
-        UnsafeRawPointer(pointer).load(fromByteOffset: 3 * MemoryLayout<UInt>.size, as: UnsafeRawPointer?.self)
-    }
 }
