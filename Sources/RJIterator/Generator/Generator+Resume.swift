@@ -19,7 +19,7 @@ extension Generator {
         if let resultBox {
             resultBox.assumingMemoryBound(to: Outcome<Return>?.self).initialize(to: outcome)
         } else {
-            erasedOutcome = ErasedOutcome(outcome)  // closing on release
+            keepOutcome(ErasedOutcome(outcome))  // closing on release
         }
     }
 
@@ -37,10 +37,16 @@ extension Generator {
     /// calls to copy). Everything else goes through `perform`.
     @inlinable @inline(__always)
     func resumeWith(_ input: Input) throws -> GeneratorStep<Element, Return> {
-        let (took, _) = stateWord.compareExchange(
+        let (took, seen) = stateWord.compareExchange(
             expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
-        guard took else { return try perform(.next(input)) }
-        return try resumeHeld(with: input)
+        if took { return try resumeHeld(with: input) }
+        // The first `next` (its input is ignored) starts the body without an `Operation`.
+        if seen == .created {
+            let (started, _) = stateWord.compareExchange(
+                expected: .created, desired: .running, ordering: .acquiringAndReleasing)
+            if started { return try start() }
+        }
+        return try perform(.next(input))
     }
 
     /// Resumes the suspended body with `input`; the caller holds `running` (a layer above that
@@ -85,8 +91,14 @@ extension Generator {
         case .close:
             return try complete(.closed)
         case .next, .start:
-            break
+            return try start()
         }
+    }
+
+    /// Makes the coroutine and runs the body to its first `yield` or its end. Called holding
+    /// `running`, taken from `created`.
+    @inlinable
+    func start() throws -> GeneratorStep<Element, Return> {
         guard let coro = rj_coro_create(stackSize, backend, coroutineEntry, Unmanaged.passUnretained(self).toOpaque())
         else {
             let message = String(cString: rj_last_error())
@@ -157,7 +169,7 @@ extension Generator {
 
     @inlinable
     func complete(_ outcome: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
-        erasedOutcome = ErasedOutcome(outcome)
+        keepOutcome(ErasedOutcome(outcome))
         stateWord.store(.completed, ordering: .releasing)
         switch outcome {
         case .returned(let value): return .returned(value)
@@ -176,10 +188,10 @@ extension Generator {
         case .throwing(let error): throw error
         case .next, .start, .close: break
         }
-        switch erasedOutcome.unsafelyUnwrapped {
+        switch erasedOutcome {
         case .returned(let value): return .returned(value as! Return)
         case .threw(let error): throw error
-        case .closed: throw GeneratorError.closed
+        case .closed, .none: throw GeneratorError.closed
         }
     }
 
@@ -190,7 +202,7 @@ extension Generator {
         do {
             return try perform(operation)
         } catch GeneratorError.closed {
-            if case .closed? = erasedOutcome { return nil }
+            if case .closed = erasedOutcome { return nil }
             throw GeneratorError.closed
         }
     }
