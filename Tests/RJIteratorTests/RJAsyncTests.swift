@@ -227,6 +227,49 @@ final class RJAsyncTests: XCTestCase {
         XCTAssertEqual(log.all, ["true", "2"])
     }
 
+    // One slot serves every await of a task; what completes an earlier await must never
+    // complete a later one.
+
+    func testALateCallbackOfAnEarlierAwaitDoesNotCompleteTheNextOne() {
+        let stash = LockedCallback()
+        let log = Log()
+        runAsync {
+            let first = rj_await({ callback in stash.set(callback) }, timeout: 0.02)
+            log.add("first timed out: \(first.error as? RJAsyncError == .timedOut)")
+            let second = rj_await { callback in
+                stash.call("late", nil)  // the first await's callback, after its timeout
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { callback("second", nil) }
+            }
+            log.add("second: \(second.value ?? "nil")")
+        }
+        XCTAssertEqual(log.all, ["first timed out: true", "second: second"])
+    }
+
+    func testATimerOfAnEarlierAwaitDoesNotTimeOutTheNextOne() {
+        let log = Log()
+        runAsync {
+            let first = rj_await({ callback in callback(1, nil) }, timeout: 0.02)
+            // Still waiting when the first await's timer fires.
+            let second = rj_await(later(2, after: 0.15))
+            log.add("\(first.value ?? "nil") \(second.value ?? "nil") \(second.error.map { "\($0)" } ?? "ok")")
+        }
+        XCTAssertEqual(log.all, ["1 2 ok"])
+    }
+
+    func testADroppedCallbackOfAnEarlierAwaitDoesNotCompleteTheNextOne() {
+        let stash = LockedCallback()
+        let log = Log()
+        runAsync {
+            let first = rj_await({ callback in stash.set(callback) }, timeout: 0.02)
+            let second = rj_await { callback in
+                stash.set(nil)  // the first await's callback, never called, released now
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { callback(2, nil) }
+            }
+            log.add("\(first.error as? RJAsyncError == .timedOut) \(second.value ?? "nil")")
+        }
+        XCTAssertEqual(log.all, ["true 2"])
+    }
+
     func testAwaitingPromises() {
         let log = Log()
         runAsync {
@@ -553,4 +596,12 @@ final class RJAsyncMainQueueTests: XCTestCase {
         XCTAssertFalse(task is RJMainActorTask)
         XCTAssertEqual(log.all, ["body main false", "finally main false"])
     }
+}
+
+/// Keeps a callback for a test to call (or release) later, from any thread.
+final class LockedCallback: @unchecked Sendable {
+    private let lock = NSLock()
+    private var callback: RJAsyncCallback?
+    func set(_ callback: RJAsyncCallback?) { lock.withLock { self.callback = callback } }
+    func call(_ value: Any?, _ error: (any Error)?) { lock.withLock { callback }?(value, error) }
 }

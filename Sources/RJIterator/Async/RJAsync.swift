@@ -102,17 +102,22 @@ public class RJAsyncTask: @unchecked Sendable {
     public let queue: DispatchQueue
     private let lock = RJLock()
     // Guarded by `lock`, which already makes every access exclusive: no dynamic check.
-    @exclusivity(unchecked) private var core: Generator<AwaitSlot, RJResult, Void>?
-    @exclusivity(unchecked) private var pendingSlot: AwaitSlot?
+    @exclusivity(unchecked) private var core: Generator<UInt64, RJResult, Void>?
+    /// The generation of the await the body is suspended in, if it is.
+    @exclusivity(unchecked) private var pendingAwait: UInt64?
+    /// The body's awaits, one at a time.
+    let awaits = AwaitSlot()
     @exclusivity(unchecked) private var handlers: [@Sendable () -> Void] = []
     @exclusivity(unchecked) private var waiters: [CheckedContinuation<Void, any Error>] = []
     @exclusivity(unchecked) private var thrown: (any Error)?
-    @exclusivity(unchecked) private var cancelled = false
+    /// Written holding `lock` (ordered with `pendingSlot`), read without it by every
+    /// `rj_await`, which checks it before it starts anything.
+    private let cancelled = RJAtomic<Bool>(false)
     @exclusivity(unchecked) private var finished = false
 
     init(queue: DispatchQueue, body: @escaping @Sendable () throws -> Void) {
         self.queue = queue
-        let core = Generator<AwaitSlot, RJResult, Void>(checkedStackSize: 0) { _ in try body() }
+        let core = Generator<UInt64, RJResult, Void>(checkedStackSize: 0) { _ in try body() }
         self.core = core
         core.client = Unmanaged.passUnretained(self)
     }
@@ -130,14 +135,14 @@ public class RJAsyncTask: @unchecked Sendable {
 
     /// Runs the body (on `queue`) until its next `rj_await` or its end.
     private func step(_ input: RJResult) {
-        let core: Generator<AwaitSlot, RJResult, Void>? = lock.withLock {
-            pendingSlot = nil
+        let core: Generator<UInt64, RJResult, Void>? = lock.withLock {
+            pendingAwait = nil
             // Cancelled before it ever ran: the body never starts.
-            if cancelled, self.core?.state == .created { return nil }
+            if cancelled.load(ordering: .relaxed), self.core?.state == .created { return nil }
             return self.core
         }
         guard let core else { return finish() }
-        let step: GeneratorStep<AwaitSlot, Void>
+        let step: GeneratorStep<UInt64, Void>
         do {
             step = try core.perform(.next(input))
         } catch {
@@ -147,19 +152,19 @@ public class RJAsyncTask: @unchecked Sendable {
         switch step {
         case .returned:
             finish()
-        case .yielded(let slot):
+        case .yielded(let generation):
             let cancelledMeanwhile = lock.withLock { () -> Bool in
-                pendingSlot = slot
-                return cancelled
+                pendingAwait = generation
+                return cancelled.load(ordering: .relaxed)
             }
-            if cancelledMeanwhile, slot.complete(RJResult(value: nil, error: RJAsyncError.cancelled, done: false)) {
-                slot.onCancel?()
-            }
-            slot.arm(resumer)
+            if cancelledMeanwhile { awaits.cancel(generation) }
+            awaits.arm(generation, resumer)
         }
     }
 
     private func finish(throwing error: (any Error)? = nil) {
+        // The body has ended: no await will use it, and it refers back to the slot.
+        awaits.spareToken = nil
         let (toRun, toResume): ([@Sendable () -> Void], [CheckedContinuation<Void, any Error>]) = lock.withLock {
             finished = true
             thrown = error
@@ -229,17 +234,15 @@ public class RJAsyncTask: @unchecked Sendable {
     /// task.cancel()
     /// ```
     public final func cancel() {
-        let slot = lock.withLock { () -> AwaitSlot? in
-            cancelled = true
-            return pendingSlot
+        let pending = lock.withLock { () -> UInt64? in
+            cancelled.store(true, ordering: .releasing)
+            return pendingAwait
         }
-        if let slot, slot.complete(RJResult(value: nil, error: RJAsyncError.cancelled, done: false)) {
-            slot.onCancel?()
-        }
+        if let pending { awaits.cancel(pending) }
     }
 
     /// Whether ``cancel()`` was called.
-    public final var isCancelled: Bool { lock.withLock { cancelled } }
+    public final var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     /// Whether the body has ended (or was cancelled before it started) and the `finally`
     /// handlers have been started.
@@ -269,26 +272,35 @@ public class RJAsyncTask: @unchecked Sendable {
 
     /// The task whose body is running on this thread, if any.
     static var current: RJAsyncTask? {
+        currentUnretained?.takeUnretainedValue()
+    }
+
+    /// `current` without a retain: valid while the body runs (its task outlives it).
+    static var currentUnretained: Unmanaged<RJAsyncTask>? {
         guard let current = rj_coro_current(), let owner = rj_coro_owner(current) else { return nil }
         return Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { host in
             // Exact-type checks (no dynamic cast): the class and its one subclass.
-            guard host.hasClient(ofType: RJAsyncTask.self) || host.hasClient(ofType: RJMainActorTask.self) else {
-                return nil
-            }
-            return host.client.map { unsafeDowncast($0.takeUnretainedValue(), to: RJAsyncTask.self) }
+            guard host.hasClient(ofType: RJAsyncTask.self) || host.hasClient(ofType: RJMainActorTask.self),
+                  let client = host.client
+            else { return nil }
+            return Unmanaged<RJAsyncTask>.fromOpaque(client.toOpaque())
         }
     }
 
-    /// Suspends the body until `slot` completes; called on the body's own stack, after the
-    /// awaited work was started. Work that called back already (a callback called inside the
-    /// task closure) is not waited for: no switch, no queue hop.
-    final func suspend(on slot: AwaitSlot) -> RJResult {
-        if let result = slot.takeEarlyResult() { return result }
+    /// Suspends the body until await `generation` completes; called on the body's own stack,
+    /// after the awaited work was started. Work that called back already (a callback called
+    /// inside the task closure) is not waited for: no switch, no queue hop.
+    final func suspend(awaiting generation: UInt64) -> RJResult {
+        if let result = awaits.takeEarlyResult(generation) { return result }
         guard let core = lock.withLock({ self.core }) else {
             return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
         }
+        // While the body waits nothing else may hold the task (its caller may have let it go):
+        // this frame keeps it, and the generator and stack it owns, alive until the resume.
+        let keptAlive = Unmanaged.passRetained(self)
+        defer { keptAlive.release() }
         // `current` found this task through the running coroutine, which is the body's.
-        switch core.suspend(rj_coro_current().unsafelyUnwrapped, yielding: slot, resumedWith: RJResult.self) {
+        switch core.suspend(rj_coro_current().unsafelyUnwrapped, yielding: generation, resumedWith: RJResult.self) {
         case .value(let result): return result
         case .error(let error): return RJResult(value: nil, error: error, done: false)
         case .close: return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)

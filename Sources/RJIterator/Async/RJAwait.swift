@@ -20,18 +20,36 @@ import RJPromises
 /// }
 /// ```
 public func rj_await(_ task: @escaping RJAsyncClosure) -> RJResult {
-    // `current` stays on this frame while the body is suspended: it keeps the task alive.
-    guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
-    if current.isCancelled { return RJResult(value: nil, error: RJAsyncError.cancelled) }
-    let slot = AwaitSlot()
-    start(task, completing: slot)
-    return current.suspend(on: slot)
+    // Unretained: the running body's task is alive (its driver holds it while the body runs,
+    // and `suspend` holds it while the body waits). Every retain here is an atomic operation
+    // on the path of an await that completes at once.
+    guard let current = RJAsyncTask.currentUnretained else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
+    return current._withUnsafeGuaranteedRef { current in
+        if current.isCancelled { return RJResult(value: nil, error: RJAsyncError.cancelled) }
+        let generation = current.awaits.begin()
+        start(task, completing: current.awaits, generation)
+        return current.suspend(awaiting: generation)
+    }
 }
 
 /// Hands `task` a callback whose only reference to the slot is the token, so that the token
-/// (and the "dropped" completion) dies with the callback.
-private func start(_ task: RJAsyncClosure, completing slot: AwaitSlot) {
-    let token = CallbackToken(slot)
+/// (and the "dropped" completion) dies with the callback. A token the work did not keep is
+/// kept for the next await.
+private func start(_ task: RJAsyncClosure, completing slot: AwaitSlot, _ generation: UInt64) {
+    var token: CallbackToken
+    if let spare = slot.spareToken.take() {
+        spare.reuse(for: generation)
+        token = spare
+    } else {
+        token = CallbackToken(slot, generation)
+    }
+    hand(token, to: task)
+    if CallbackToken.settle(&token) { slot.spareToken = consume token }
+}
+
+/// Calls `task` with a callback whose context is `token`; the callback is released on return.
+@inline(never)
+private func hand(_ token: CallbackToken, to task: RJAsyncClosure) {
     task { value, error in token.call(value, error) }
 }
 
@@ -68,18 +86,19 @@ enum AwaitingTaskState {
 
 @usableFromInline
 func awaitingTaskState() -> AwaitingTaskState {
-    guard let current = RJAsyncTask.current else { return .none }
-    return current.isCancelled ? .cancelled : .running
+    guard let current = RJAsyncTask.currentUnretained else { return .none }
+    return current._withUnsafeGuaranteedRef { $0.isCancelled } ? .cancelled : .running
 }
 
 /// `rj_await(promise)` of a pending promise: suspends until it settles.
 @usableFromInline
 func awaitPending<T>(_ promise: Promise<T>) -> RJResult {
     guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
-    let slot = AwaitSlot()
-    slot.onCancel = { promise.cancel() }
-    promise.whenSettled { result in slot.complete(RJResult(result)) }
-    return current.suspend(on: slot)
+    let slot = current.awaits
+    let generation = slot.begin()
+    slot.setOnCancel({ promise.cancel() }, for: generation)
+    promise.whenSettled { result in slot.complete(RJResult(result), for: generation) }
+    return current.suspend(awaiting: generation)
 }
 
 /// A plain value comes straight back as the result's value, without suspending, as in the
@@ -104,12 +123,14 @@ public func rj_await(value: Any?) -> RJResult {
 public func rj_await(_ task: @escaping RJAsyncClosure, timeout: Double) -> RJResult {
     guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     if current.isCancelled { return RJResult(value: nil, error: RJAsyncError.cancelled) }
-    let slot = AwaitSlot()
-    current.queue.asyncAfter(deadline: .now() + max(0, timeout)) { [weak slot] in
-        slot?.complete(RJResult(value: nil, error: RJAsyncError.timedOut))
+    let slot = current.awaits
+    let generation = slot.begin()
+    // Ignored once the await completed another way: the generation has moved on.
+    current.queue.asyncAfter(deadline: .now() + max(0, timeout)) {
+        slot.complete(RJResult(value: nil, error: RJAsyncError.timedOut), for: generation)
     }
-    start(task, completing: slot)
-    return current.suspend(on: slot)
+    start(task, completing: slot, generation)
+    return current.suspend(awaiting: generation)
 }
 
 /// Waits for all `tasks`, started together, and returns their results in order.
@@ -267,16 +288,17 @@ public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (T
 public func rj_awaitValue<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
     guard let current = RJAsyncTask.current else { throw RJAsyncError.notInAsync }
     if current.isCancelled { throw RJAsyncError.cancelled }
-    let slot = AwaitSlot()
+    let slot = current.awaits
+    let generation = slot.begin()
     let swiftTask = Task {
         do {
-            slot.complete(RJResult(value: try await operation(), error: nil))
+            slot.complete(RJResult(value: try await operation(), error: nil), for: generation)
         } catch {
-            slot.complete(RJResult(value: nil, error: error))
+            slot.complete(RJResult(value: nil, error: error), for: generation)
         }
     }
-    slot.onCancel = { swiftTask.cancel() }
-    let result = current.suspend(on: slot)
+    slot.setOnCancel({ swiftTask.cancel() }, for: generation)
+    let result = current.suspend(awaiting: generation)
     withExtendedLifetime(swiftTask) {}
     return try result.typedValue(as: T.self)
 }
