@@ -37,33 +37,61 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     @usableFromInline let lock = RJLock()
     // Guarded by `lock`, which already makes every access exclusive: no dynamic check.
     //
-    // The outcome is kept in two fields whose layout does not depend on `Value`: the value in
-    // its own small object, the error as an existential. A stored `Result<Value, any Error>?`
-    // made every promise's deinit (generic code, shared by all `Value`s) look up the metadata
-    // of `Result<Value, any Error>` and of its `Optional` in the runtime's cache: two hash
-    // lookups, about 50 ns, two thirds of making and dropping a fulfilled promise (measured
-    // with perf; docs/performance.md). The box costs one allocation when a value arrives.
+    // The outcome is kept in fields whose layout does not depend on `Value`: a small trivial
+    // value (an Int, a Double, Void, a small POD struct) in `inlineValue`'s bytes, any other
+    // value in its own small object, the error as an existential. A stored
+    // `Result<Value, any Error>?` made every promise's deinit (generic code, shared by all
+    // `Value`s) look up the metadata of `Result<Value, any Error>` and of its `Optional` in
+    // the runtime's cache: two hash lookups, about 50 ns, two thirds of making and dropping a
+    // fulfilled promise (measured with perf; docs/performance.md).
+    @usableFromInline @exclusivity(unchecked) var state = SettledState.pending
+    @usableFromInline @exclusivity(unchecked) var inlineValue: (UInt64, UInt64) = (0, 0)
     @usableFromInline @exclusivity(unchecked) var fulfilled: Fulfilled<Value>?
     @usableFromInline @exclusivity(unchecked) var failure: (any Error)?
     @usableFromInline @exclusivity(unchecked) var firstObserver: Observer?
     @usableFromInline @exclusivity(unchecked) var moreObservers: [Observer] = []
+
+    /// Whether a value of type `Value` is kept in `inlineValue`: trivial (no references, no
+    /// cleanup), at most 16 bytes, aligned at most to 8. Constant in specialised code.
+    @inlinable
+    static var keepsValueInline: Bool {
+        _isPOD(Value.self) && MemoryLayout<Value>.size <= 16 && MemoryLayout<Value>.alignment <= 8
+    }
+
     /// Whether the promise has settled. Read or written holding `lock`.
     @inlinable
-    var isSettled: Bool { fulfilled != nil || failure != nil }
+    var isSettled: Bool { state != .pending }
 
-    /// The outcome, built from the two fields. Read or written holding `lock`.
+    /// The outcome, built from the fields. Read or written holding `lock`.
     @inlinable
     var outcome: Outcome? {
         get {
-            if let fulfilled { return .success(fulfilled.value) }
-            if let failure { return .failure(failure) }
-            return nil
+            switch state {
+            case .pending:
+                return nil
+            case .fulfilled:
+                if Self.keepsValueInline {
+                    return .success(withUnsafeBytes(of: inlineValue) { $0.load(as: Value.self) })
+                }
+                return .success(fulfilled.unsafelyUnwrapped.value)
+            case .rejected:
+                return .failure(failure.unsafelyUnwrapped)
+            }
         }
         set {
             switch newValue {
-            case .success(let value)?: fulfilled = Fulfilled(value)
-            case .failure(let error)?: failure = error
-            case nil: break
+            case .success(let value)?:
+                if Self.keepsValueInline {
+                    withUnsafeMutableBytes(of: &inlineValue) { $0.storeBytes(of: value, as: Value.self) }
+                } else {
+                    fulfilled = Fulfilled(value)
+                }
+                state = .fulfilled
+            case .failure(let error)?:
+                failure = error
+                state = .rejected
+            case nil:
+                break
             }
         }
     }
@@ -94,7 +122,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// error value is made explicitly: `Promise<any Error>.pending()`, then `fulfill(e)`.
     @inlinable @_disfavoredOverload
     public init(_ value: Value) {
-        fulfilled = Fulfilled(value)
+        outcome = .success(value)
     }
 
     /// Makes a promise already fulfilled with `()`, google/promises' `Promise()`.
@@ -114,7 +142,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// ```
     @inlinable
     public init(_ error: any Error) {
-        failure = error
+        outcome = .failure(error)
     }
 
     @inlinable
@@ -343,7 +371,13 @@ extension Promise where Value: Error {
     }
 }
 
-/// A fulfilled promise's value, in an object of its own: its only field has type `Value`
+/// Where a promise is in its life.
+@usableFromInline
+enum SettledState: UInt8 {
+    case pending, fulfilled, rejected
+}
+
+/// A fulfilled promise's value (one not kept inline), in an object of its own: its only field has type `Value`
 /// itself, so releasing it needs no generic metadata beyond `Value`'s (see `Promise.fulfilled`).
 @usableFromInline
 final class Fulfilled<Value>: @unchecked Sendable {

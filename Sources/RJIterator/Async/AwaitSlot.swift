@@ -17,57 +17,113 @@ struct UncheckedBox<T>: @unchecked Sendable {
 ///
 /// One object per task, made with it: an await allocates nothing but its callback's token.
 final class AwaitSlot: @unchecked Sendable {
-    // A lock in the object (no allocation, unlike NSLock).
+    /// The current await's generation and whether it has completed: `generation << 1 | 1`
+    /// once completed. Written by `begin` (the body, when nothing can complete the previous
+    /// await any more) and by the one completion that wins, with a compare-exchange.
+    private let state = RJAtomic<UInt64>(1)
+    // A lock in the object (no allocation, unlike NSLock), for the hand-over between a
+    // completion on another thread and the driver that arms the slot.
     private let lock = RJLock()
     // Guarded by `lock`, which already makes every access exclusive: no dynamic check.
-    @exclusivity(unchecked) private var generation: UInt64 = 0
-    @exclusivity(unchecked) private var completed = true
-    @exclusivity(unchecked) private var result: RJResult?
+    /// A result that came before the body suspended, in `stored` (initialised only while
+    /// this is set). Raw memory rather than an `RJResult?`: every store, take or nil test of
+    /// an optional `RJResult` goes through `Optional`'s generic value witnesses.
+    @exclusivity(unchecked) private var hasResult = false
+    private let stored = UnsafeMutablePointer<RJResult>.allocate(capacity: 1)
     @exclusivity(unchecked) private var resume: (@Sendable (UncheckedBox<RJResult>) -> Void)?
     /// Run if the task is cancelled while the await is pending: stops the work behind it.
     @exclusivity(unchecked) private var onCancel: (@Sendable () -> Void)?
     /// A token no work holds any more, for the next await. Touched only by the body's thread
     /// (in `rj_await`, and by the driver once the body has ended); it refers to this slot, so
-    /// the driver drops it when the body ends (`dropSpareToken`), or the two would leak.
+    /// the driver drops it when the body ends, or the two would leak.
     @exclusivity(unchecked) var spareToken: CallbackToken?
+    /// The coroutine of the body that awaits (as a number), so that a callback can tell it is
+    /// being called by that body itself, synchronously, inside the work's closure.
+    private let bodyCoroutine = RJAtomic<UInt>(0)
+    /// Set when the awaiting body's own callback completed the await (`completeFromBody`): the
+    /// result is in `stored` and nobody else will touch it. Only ever touched on the body's
+    /// thread, while the body runs.
+    @exclusivity(unchecked) private var completedByBody = false
+
+    deinit {
+        if hasResult || completedByBody { stored.deinitialize(count: 1) }
+        stored.deallocate()
+    }
+
+    @inline(__always)
+    private static func pending(_ generation: UInt64) -> UInt64 { generation << 1 }
+    @inline(__always)
+    private static func completed(_ generation: UInt64) -> UInt64 { generation << 1 | 1 }
 
     /// Starts the next await and returns its generation. Called by the body, which awaits one
-    /// thing at a time.
+    /// thing at a time, once it has taken the previous await's result: nothing can complete
+    /// that one any more, so the body alone writes the state here.
     func begin() -> UInt64 {
-        lock.withLock {
-            generation &+= 1
-            completed = false
-            result = nil
-            resume = nil
-            onCancel = nil
-            return generation
-        }
+        bodyCoroutine.store(UInt(bitPattern: rj_coro_current()), ordering: .relaxed)
+        let generation = (state.load(ordering: .relaxed) >> 1) &+ 1
+        // Whatever completed the last await took `resume` and `onCancel`; the body took the
+        // result.
+        assert(!hasResult && !completedByBody)
+        state.store(Self.pending(generation), ordering: .releasing)
+        return generation
+    }
+
+    /// Whether the caller runs on the awaiting body's coroutine: a callback called by the
+    /// body itself, synchronously, inside the work's closure.
+    @inline(__always)
+    var isBodyCoroutine: Bool {
+        UInt(bitPattern: rj_coro_current()) == bodyCoroutine.load(ordering: .relaxed)
     }
 
     /// What stops the work of await `generation` if the task is cancelled while it waits.
     func setOnCancel(_ body: @escaping @Sendable () -> Void, for generation: UInt64) {
         lock.withLock {
-            if generation == self.generation, !completed { onCancel = body }
+            if state.load(ordering: .relaxed) == Self.pending(generation) { onCancel = body }
         }
     }
 
-    /// The result, if await `generation` completed before the body suspended (the work called
-    /// back inside its closure); the body then goes on without suspending.
-    func takeEarlyResult(_ generation: UInt64) -> RJResult? {
-        lock.withLock { completed && generation == self.generation ? result.take() : nil }
+    /// Whether await `generation` completed before the body suspended (the work called back
+    /// inside its closure); the body then takes the result (`takeResult`) and goes on without
+    /// suspending.
+    func hasEarlyResult(_ generation: UInt64) -> Bool {
+        if completedByBody {
+            completedByBody = false
+            return true
+        }
+        return lock.withLock {
+            guard hasResult, state.load(ordering: .relaxed) == Self.completed(generation) else { return false }
+            hasResult = false
+            return true
+        }
+    }
+
+    /// The result `hasEarlyResult` found. Moved out without the lock: nothing but the body
+    /// touches `stored` until its next `begin`.
+    func takeResult() -> RJResult {
+        stored.move()
     }
 
     /// Completes await `generation` with `result` unless something else did first (or a later
     /// await began).
     @discardableResult
-    func complete(_ result: RJResult, for generation: UInt64) -> Bool {
+    func complete(_ result: consuming RJResult, for generation: UInt64) -> Bool {
+        var result = Optional(result)
+        return complete(for: generation) { result.take().unsafelyUnwrapped }
+    }
+
+    /// Completes await `generation` with what `make` builds (called at most once, only if
+    /// this completion wins), unless something else completed it first.
+    @inline(__always) @discardableResult
+    func complete(for generation: UInt64, _ make: () -> RJResult) -> Bool {
         enum Next { case lost, stored, resume(@Sendable (UncheckedBox<RJResult>) -> Void) }
         let next: Next = lock.withLock {
-            if completed || generation != self.generation { return .lost }
-            completed = true
+            let (won, _) = state.compareExchange(
+                expected: Self.pending(generation), desired: Self.completed(generation), ordering: .acquiringAndReleasing)
+            if !won { return .lost }
             onCancel = nil
             if let resume = resume.take() { return .resume(resume) }
-            self.result = result
+            stored.initialize(to: make())
+            hasResult = true
             return .stored
         }
         switch next {
@@ -76,15 +132,29 @@ final class AwaitSlot: @unchecked Sendable {
         case .stored:
             return true
         case .resume(let resume):
-            resume(UncheckedBox(value: result))
+            resume(UncheckedBox(value: make()))
             return true
         }
+    }
+
+    /// `complete` for a callback the awaiting body calls itself (`isBodyCoroutine`): the body
+    /// is running, so nothing has armed the slot and no `onCancel` is set (plain callback
+    /// awaits have none); only the compare-exchange decides against a timer or a cancellation
+    /// on another thread, and the body finds the result on its own thread, without the lock.
+    @inline(__always) @discardableResult
+    func completeFromBody(for generation: UInt64, _ make: () -> RJResult) -> Bool {
+        let (won, _) = state.compareExchange(
+            expected: Self.pending(generation), desired: Self.completed(generation), ordering: .acquiringAndReleasing)
+        guard won else { return false }
+        stored.initialize(to: make())
+        completedByBody = true
+        return true
     }
 
     /// Completes await `generation` with ``RJAsyncError/cancelled`` and stops its work.
     func cancel(_ generation: UInt64) {
         let stop: (@Sendable () -> Void)?? = lock.withLock {
-            if completed || generation != self.generation { return .none }
+            if state.load(ordering: .relaxed) != Self.pending(generation) { return .none }
             return .some(onCancel)
         }
         guard case .some(let work) = stop else { return }
@@ -96,13 +166,18 @@ final class AwaitSlot: @unchecked Sendable {
     /// Called by the driver after the body suspended in await `generation`: resumes it now if
     /// the result is in.
     func arm(_ generation: UInt64, _ resume: @escaping @Sendable (UncheckedBox<RJResult>) -> Void) {
-        let ready: RJResult? = lock.withLock {
-            precondition(generation == self.generation, "RJIterator: internal error: armed a stale await")
-            if completed { return result.take() }
+        let ready: Bool = lock.withLock {
+            let now = state.load(ordering: .relaxed)
+            precondition(now >> 1 == generation, "RJIterator: internal error: armed a stale await")
+            if now == Self.completed(generation) {
+                // Completed between the suspension and now: the result is in `stored`.
+                hasResult = false
+                return true
+            }
             self.resume = resume
-            return nil
+            return false
         }
-        if let ready { resume(UncheckedBox(value: ready)) }
+        if ready { resume(UncheckedBox(value: stored.move())) }
     }
 }
 
@@ -135,7 +210,12 @@ final class CallbackToken: @unchecked Sendable {
             #endif
             return
         }
-        slot.complete(RJResult(value: value, error: error, done: false), for: generation)
+        if slot.isBodyCoroutine {
+            // Called by the awaiting body itself, inside the work's closure.
+            slot.completeFromBody(for: generation) { RJResult(value: AnyValue.copy(value), error: error, done: false) }
+        } else {
+            slot.complete(for: generation) { RJResult(value: AnyValue.copy(value), error: error, done: false) }
+        }
     }
 
     /// Called by the awaiting body once the work's closure has returned, with the body's only

@@ -291,7 +291,7 @@ public class RJAsyncTask: @unchecked Sendable {
     /// after the awaited work was started. Work that called back already (a callback called
     /// inside the task closure) is not waited for: no switch, no queue hop.
     final func suspend(awaiting generation: UInt64) -> RJResult {
-        if let result = awaits.takeEarlyResult(generation) { return result }
+        if awaits.hasEarlyResult(generation) { return awaits.takeResult() }
         guard let core = lock.withLock({ self.core }) else {
             return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
         }
