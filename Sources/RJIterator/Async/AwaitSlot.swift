@@ -163,10 +163,12 @@ final class AwaitSlot: @unchecked Sendable {
         }
     }
 
-    /// Called by the driver after the body suspended in await `generation`: resumes it now if
-    /// the result is in.
-    func arm(_ generation: UInt64, _ resume: @escaping @Sendable (UncheckedBox<RJResult>) -> Void) {
-        let ready: Bool = lock.withLock {
+    /// Called by the driver, on the body's queue, after the body suspended in await
+    /// `generation`: `true` if the result is already in (the driver then takes it with
+    /// `takeResult` and resumes the body at once), otherwise the slot keeps `resume` for the
+    /// completion to call.
+    func arm(_ generation: UInt64, _ resume: @escaping @Sendable (UncheckedBox<RJResult>) -> Void) -> Bool {
+        lock.withLock {
             let now = state.load(ordering: .relaxed)
             precondition(now >> 1 == generation, "RJIterator: internal error: armed a stale await")
             if now == Self.completed(generation) {
@@ -177,7 +179,6 @@ final class AwaitSlot: @unchecked Sendable {
             self.resume = resume
             return false
         }
-        if ready { resume(UncheckedBox(value: stored.move())) }
     }
 }
 

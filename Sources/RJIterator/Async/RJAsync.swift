@@ -134,31 +134,37 @@ public class RJAsyncTask: @unchecked Sendable {
     }
 
     /// Runs the body (on `queue`) until its next `rj_await` or its end.
-    private func step(_ input: RJResult) {
-        let core: Generator<UInt64, RJResult, Void>? = lock.withLock {
-            pendingAwait = nil
-            // Cancelled before it ever ran: the body never starts.
-            if cancelled.load(ordering: .relaxed), self.core?.state == .created { return nil }
-            return self.core
-        }
-        guard let core else { return finish() }
-        let step: GeneratorStep<UInt64, Void>
-        do {
-            step = try core.perform(.next(input))
-        } catch {
-            // The body threw: that ends it, and the error is the task's.
-            return finish(throwing: error)
-        }
-        switch step {
-        case .returned:
-            finish()
-        case .yielded(let generation):
-            let cancelledMeanwhile = lock.withLock { () -> Bool in
-                pendingAwait = generation
-                return cancelled.load(ordering: .relaxed)
+    private func step(_ input: consuming RJResult) {
+        var input = input
+        // An await that completed while the body was suspending resumes it here, on the
+        // body's queue already: no hop through the queue.
+        while true {
+            let core: Generator<UInt64, RJResult, Void>? = lock.withLock {
+                pendingAwait = nil
+                // Cancelled before it ever ran: the body never starts.
+                if cancelled.load(ordering: .relaxed), self.core?.state == .created { return nil }
+                return self.core
             }
-            if cancelledMeanwhile { awaits.cancel(generation) }
-            awaits.arm(generation, resumer)
+            guard let core else { return finish() }
+            let step: GeneratorStep<UInt64, Void>
+            do {
+                step = try core.resumeWith(input)
+            } catch {
+                // The body threw: that ends it, and the error is the task's.
+                return finish(throwing: error)
+            }
+            switch step {
+            case .returned:
+                return finish()
+            case .yielded(let generation):
+                let cancelledMeanwhile = lock.withLock { () -> Bool in
+                    pendingAwait = generation
+                    return cancelled.load(ordering: .relaxed)
+                }
+                if cancelledMeanwhile { awaits.cancel(generation) }
+                guard awaits.arm(generation, resumer) else { return }
+                input = awaits.takeResult()
+            }
         }
     }
 
