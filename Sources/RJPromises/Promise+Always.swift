@@ -11,7 +11,8 @@ extension Promise {
     @discardableResult
     public func always(on queue: DispatchQueue = .promises, _ work: @escaping @Sendable () -> Void) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
-        observe(on: queue) { outcome in
+        observe(on: queue) { source in
+            let outcome = source.settledOutcome
             work()
             next.settle(outcome)
         }

@@ -16,7 +16,8 @@ extension Promise {
     public func awaitPromise() throws -> Value {
         let done = DispatchSemaphore(value: 0)
         let box = OutcomeBox<Value>()
-        observeInline { outcome in
+        observeInline { source in
+            let outcome = source.settledOutcome
             box.outcome = outcome
             done.signal()
         }
@@ -33,7 +34,7 @@ extension Promise {
     public var value: Value {
         get async throws {
             try await withCheckedThrowingContinuation { continuation in
-                observeInline { continuation.resume(with: $0) }
+                observeInline { continuation.resume(with: $0.settledOutcome) }
             }
         }
     }

@@ -36,7 +36,8 @@ extension Promise {
     /// ```
     @discardableResult
     public func onCancel(on queue: DispatchQueue = .promises, _ handler: @escaping @Sendable () -> Void) -> Promise<Value> {
-        observe(on: queue) { outcome in
+        observe(on: queue) { source in
+            let outcome = source.settledOutcome
             if case .failure(let error) = outcome, (error as? PromiseError) == .cancelled { handler() }
         }
         return self

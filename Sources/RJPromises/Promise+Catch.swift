@@ -13,7 +13,8 @@ extension Promise {
     @inlinable @discardableResult
     public func `catch`(on queue: DispatchQueue = .promises, _ handler: @escaping @Sendable (any Error) -> Void) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
-        observe(on: queue) { outcome in
+        observe(on: queue) { source in
+            let outcome = source.settledOutcome
             if case .failure(let error) = outcome { handler(error) }
             next.settle(outcome)
         }

@@ -9,7 +9,8 @@ extension Promise {
     /// ```
     public func delay(on queue: DispatchQueue = .promises, _ interval: Double) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
-        observe(on: queue) { outcome in
+        observe(on: queue) { source in
+            let outcome = source.settledOutcome
             switch outcome {
             case .success:
                 queue.asyncAfter(deadline: .now() + max(0, interval)) { next.settle(outcome) }

@@ -11,12 +11,17 @@ extension Promise {
     public func recover(
         on queue: DispatchQueue = .promises, _ recovery: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        chain(on: queue, recovery) { outcome, next, recovery in
-            switch outcome {
-            case .success: next.settle(outcome)
-            case .failure(let error): next.adopt(try recovery(error))
+        let next = Promise<Value>(settled: nil)
+        observe(on: queue) { source in
+            let outcome = source.settledOutcome
+            next.rejecting {
+                switch outcome {
+                case .success: next.settle(outcome)
+                case .failure(let error): next.adopt(try recovery(error))
+                }
             }
         }
+        return next
     }
 
     /// When the promise is rejected, fulfills the returned promise with the value `recovery`
@@ -27,11 +32,16 @@ extension Promise {
     /// fetchCount().recover { _ in 0 }
     /// ```
     public func recover(on queue: DispatchQueue = .promises, _ recovery: @escaping @Sendable (any Error) throws -> Value) -> Promise<Value> {
-        chain(on: queue, recovery) { outcome, next, recovery in
-            switch outcome {
-            case .success: next.settle(outcome)
-            case .failure(let error): next.fulfill(try recovery(error))
+        let next = Promise<Value>(settled: nil)
+        observe(on: queue) { source in
+            let outcome = source.settledOutcome
+            next.rejecting {
+                switch outcome {
+                case .success: next.settle(outcome)
+                case .failure(let error): next.fulfill(try recovery(error))
+                }
             }
         }
+        return next
     }
 }

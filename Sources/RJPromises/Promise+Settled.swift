@@ -10,6 +10,6 @@ extension Promise {
     /// promise.whenSettled { result in continuation.resume(with: result) }
     /// ```
     public func whenSettled(_ body: @escaping @Sendable (Result<Value, any Error>) -> Void) {
-        observeInline(body)
+        observeInline { body($0.settledOutcome) }
     }
 }

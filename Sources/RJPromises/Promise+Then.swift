@@ -18,12 +18,17 @@ extension Promise {
     public func then<Next: Sendable>(
         on queue: DispatchQueue = .promises, _ work: @escaping @Sendable (Value) throws -> Promise<Next>
     ) -> Promise<Next> {
-        chain(on: queue, work) { outcome, next, work in
-            switch outcome {
-            case .success(let value): next.adopt(try work(value))
-            case .failure(let error): next.reject(error)
+        let next = Promise<Next>(settled: nil)
+        observe(on: queue) { source in
+            let outcome = source.settledOutcome
+            next.rejecting {
+                switch outcome {
+                case .success(let value): next.adopt(try work(value))
+                case .failure(let error): next.reject(error)
+                }
             }
         }
+        return next
     }
 
     /// When the promise is fulfilled, runs `work` with the value on `queue` and fulfills the
@@ -39,12 +44,17 @@ extension Promise {
     public func then<Next: Sendable>(
         on queue: DispatchQueue = .promises, _ work: @escaping @Sendable (Value) throws -> Next
     ) -> Promise<Next> {
-        chain(on: queue, work) { outcome, next, work in
-            switch outcome {
-            case .success(let value): next.fulfill(try work(value))
-            case .failure(let error): next.reject(error)
+        let next = Promise<Next>(settled: nil)
+        observe(on: queue) { source in
+            let outcome = source.settledOutcome
+            next.rejecting {
+                switch outcome {
+                case .success(let value): next.fulfill(try work(value))
+                case .failure(let error): next.reject(error)
+                }
             }
         }
+        return next
     }
 
     /// When the promise is fulfilled, runs `work` with the value on `queue`; the returned
@@ -55,31 +65,30 @@ extension Promise {
     /// ```
     @inlinable @discardableResult
     public func then(on queue: DispatchQueue = .promises, _ work: @escaping @Sendable (Value) throws -> Void) -> Promise<Value> {
-        chain(on: queue, work) { outcome, next, work in
-            if case .success(let value) = outcome { try work(value) }
-            next.settle(outcome)
+        let next = Promise<Value>(settled: nil)
+        observe(on: queue) { source in
+            let outcome = source.settledOutcome
+            next.rejecting {
+                if case .success(let value) = outcome { try work(value) }
+                next.settle(outcome)
+            }
         }
+        return next
     }
 }
 
 extension Promise {
-    /// The plumbing every chaining operator shares (`then`, `recover`): a pending promise that
-    /// `step` settles from this one's outcome and the user's `work`, on `queue`; what `step`
-    /// throws rejects it. `work` is passed through rather than captured by `step`, so that
-    /// `step` captures nothing and costs no allocation: one closure context per link, as
-    /// without the helper.
-    @inlinable
-    func chain<Next: Sendable, Work: Sendable>(
-        on queue: DispatchQueue, _ work: Work, _ step: @escaping @Sendable (Outcome, Promise<Next>, Work) throws -> Void
-    ) -> Promise<Next> {
-        let next = Promise<Next>(settled: nil)
-        observe(on: queue) { outcome in
-            do {
-                try step(outcome, next, work)
-            } catch {
-                next.reject(error)
-            }
+    /// Runs `body`, which settles this promise; what it throws rejects it. The chaining
+    /// operators (`then`, `recover`) each register one closure that captures the promise
+    /// they return and the user's block, and settle that promise through this: one closure
+    /// context per link. (A shared helper taking the block as a generic parameter cost a
+    /// second allocation per link: a reabstraction thunk for the block.)
+    @inlinable @inline(__always)
+    func rejecting(ifThrows body: () throws -> Void) {
+        do {
+            try body()
+        } catch {
+            reject(error)
         }
-        return next
     }
 }

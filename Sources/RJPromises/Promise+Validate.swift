@@ -10,7 +10,8 @@ extension Promise {
     /// ```
     public func validate(on queue: DispatchQueue = .promises, _ predicate: @escaping @Sendable (Value) -> Bool) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
-        observe(on: queue) { outcome in
+        observe(on: queue) { source in
+            let outcome = source.settledOutcome
             if case .success(let value) = outcome, !predicate(value) {
                 next.reject(PromiseError.validationFailure)
             } else {

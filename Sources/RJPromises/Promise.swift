@@ -27,11 +27,15 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     @usableFromInline typealias Outcome = Result<Value, any Error>
 
     /// Something waiting for the outcome: a block to run on a queue, or (inside this module)
-    /// one to run synchronously on the thread that settles the promise.
+    /// one to run synchronously on the thread that settles the promise. A block gets the
+    /// settled promise and reads `settledOutcome`: a parameter of class type is passed the
+    /// same way in generic and in specialised code, where a `Result<Value, any Error>`
+    /// parameter made every block stored here a reabstraction thunk, one more allocation
+    /// per observer.
     @usableFromInline
     enum Observer {
-        case queued(DispatchQueue, @Sendable (Outcome) -> Void)
-        case inline(@Sendable (Outcome) -> Void)
+        case queued(DispatchQueue, @Sendable (Promise<Value>) -> Void)
+        case inline(@Sendable (Promise<Value>) -> Void)
     }
 
     @usableFromInline let lock = RJLock()
@@ -207,7 +211,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
 
     @inlinable
     func settle(_ result: Outcome) {
-        let inline: [@Sendable (Outcome) -> Void] = lock.withLock {
+        let inline: [@Sendable (Promise<Value>) -> Void] = lock.withLock {
             guard !isSettled else { return [] }
             outcome = result
             let first = firstObserver.take()
@@ -215,51 +219,61 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
             moreObservers = []
             // Queued blocks are dispatched before the lock is released, so that one attached
             // right after the settling cannot overtake them on a serial queue.
-            var inline: [@Sendable (Outcome) -> Void] = []
-            if let first { Self.deliver(first, result, collecting: &inline) }
-            for observer in more { Self.deliver(observer, result, collecting: &inline) }
+            var inline: [@Sendable (Promise<Value>) -> Void] = []
+            if let first { deliver(first, collecting: &inline) }
+            for observer in more { deliver(observer, collecting: &inline) }
             // After its blocks entered the group, so that the group cannot empty in between.
             if inTestingGroup { DispatchGroup.promises.leave() }
             return inline
         }
         if !inline.isEmpty {
-            Trampoline.run { for body in inline { body(result) } }
+            Trampoline.run { for body in inline { body(self) } }
         }
     }
 
     @inlinable
-    static func deliver(_ observer: Observer, _ result: Outcome, collecting inline: inout [@Sendable (Outcome) -> Void]) {
-        switch observer {
-        case .queued(let queue, let body): schedule(on: queue) { body(result) }
+    func deliver(_ observer: consuming Observer, collecting inline: inout [@Sendable (Promise<Value>) -> Void]) {
+        // Consumed: its queue and block move into the dispatched closure without a retain
+        // and a release each.
+        switch consume observer {
+        case .queued(let queue, let body): Self.schedule(on: queue) { body(self) }
         case .inline(let body): inline.append(body)
         }
     }
 
+    /// The outcome of a settled promise, read without the lock: the fields never change once
+    /// settled, and an observer runs after the settling (through the lock, or through the
+    /// queue its block was dispatched to).
+    @inlinable
+    var settledOutcome: Outcome {
+        outcome.unsafelyUnwrapped
+    }
+
     // MARK: Observing
 
-    /// Runs `body` with the outcome, asynchronously on `queue`, once the promise settles (or
-    /// right away, still asynchronously, if it has).
+    /// Runs `body` with the settled promise, asynchronously on `queue`, once the promise
+    /// settles (or right away, still asynchronously, if it has).
     @inlinable
-    func observe(on queue: DispatchQueue, _ body: @escaping @Sendable (Outcome) -> Void) {
+    func observe(on queue: DispatchQueue, _ body: @escaping @Sendable (Promise<Value>) -> Void) {
         lock.withLock {
-            if let outcome {
-                Self.schedule(on: queue) { body(outcome) }
+            if isSettled {
+                Self.schedule(on: queue) { body(self) }
                 return
             }
             append(.queued(queue, body))
         }
     }
 
-    /// Runs `body` with the outcome on the thread that settles the promise (now, if it has).
+    /// Runs `body` with the settled promise on the thread that settles it (now, if it has).
     /// For this module's plumbing: adopting a promise, waiting for one.
     @inlinable
-    func observeInline(_ body: @escaping @Sendable (Outcome) -> Void) {
-        let settled: Outcome? = lock.withLock {
-            if let outcome { return outcome }
+    func observeInline(_ body: @escaping @Sendable (Promise<Value>) -> Void) {
+        let settled: Bool = lock.withLock {
+            if isSettled { return true }
             append(.inline(body))
-            return nil
+            return false
         }
-        if let settled { Trampoline.run { body(settled) } }
+        if settled { Trampoline.run { body(self) } }
     }
 
     @inlinable
@@ -279,7 +293,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
             reject(PromiseError.chainingCycle)
             return
         }
-        other.observeInline { [self] in settle($0) }
+        other.observeInline { [self] in settle($0.settledOutcome) }
     }
 
     // MARK: State

@@ -21,7 +21,8 @@ extension Promises {
         let collected = RJLockedValue<(results: [Slot?], remaining: Int, lastError: (any Error)?)>(
             (Array(repeating: nil, count: promises.count), promises.count, nil))
         for (index, promise) in promises.enumerated() {
-            promise.observe(on: queue) { outcome in
+            promise.observe(on: queue) { source in
+                let outcome = source.settledOutcome
                 let done: Result<[Slot], any Error>? = collected.withLockedValue { state in
                     state.results[index] = outcome
                     if case .failure(let error) = outcome { state.lastError = error }

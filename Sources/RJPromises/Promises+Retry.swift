@@ -38,7 +38,8 @@ extension Promises {
             } catch {
                 promise = Promise<Value>(error)
             }
-            promise.observe(on: queue) { outcome in
+            promise.observe(on: queue) { source in
+                let outcome = source.settledOutcome
                 guard case .failure(let error) = outcome, remaining > 0, condition?(remaining, error) ?? true else {
                     result.settle(outcome)
                     return

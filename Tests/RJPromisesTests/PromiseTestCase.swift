@@ -39,8 +39,8 @@ class PromiseTestCase: XCTestCase {
     {
         let done = expectation(description: "settled")
         let box = Recorder<Result<T, any Error>>()
-        promise.observe(on: .global()) { outcome in
-            box.add(outcome)
+        promise.observe(on: .global()) { source in
+            box.add(source.settledOutcome)
             done.fulfill()
         }
         wait(for: [done], timeout: timeout)
