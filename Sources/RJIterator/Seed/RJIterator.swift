@@ -120,11 +120,11 @@ public final class RJIterator {
             do {
                 step = try resume()
             } catch {
-                channel.dropInput()
                 return RJResult(value: nil, error: error, done: false)
             }
-            // Not taken: a first `next(x)`, or a body that ended.
-            channel.dropInput()
+            // An input was given only to a body suspended in `rj_yield`, which took it before
+            // anything else: the channel is not touched again here, once the state is given
+            // back and another thread may be resuming the body.
             switch step {
             case .yielded: return RJResult(value: yielded.move(), error: nil, done: false)
             case .returned: return RJResult(value: channel.returned, error: nil, done: true)
@@ -159,7 +159,7 @@ final class SeedChannel {
         input.deallocate()
     }
 
-    /// Destroys an input the body did not take.
+    /// Destroys an input the body did not take (only when the iterator goes away).
     @inline(__always)
     func dropInput() {
         guard hasInput else { return }
