@@ -214,14 +214,15 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         let inline: [@Sendable (Promise<Value>) -> Void] = lock.withLock {
             guard !isSettled else { return [] }
             outcome = result
-            let first = firstObserver.take()
-            let more = moreObservers
-            moreObservers = []
             // Queued blocks are dispatched before the lock is released, so that one attached
             // right after the settling cannot overtake them on a serial queue.
             var inline: [@Sendable (Promise<Value>) -> Void] = []
-            if let first { deliver(first, collecting: &inline) }
-            for observer in more { deliver(observer, collecting: &inline) }
+            deliver(firstObserver.take(), collecting: &inline)
+            if !moreObservers.isEmpty {
+                let more = moreObservers
+                moreObservers = []
+                for observer in more { deliver(observer, collecting: &inline) }
+            }
             // After its blocks entered the group, so that the group cannot empty in between.
             if inTestingGroup { DispatchGroup.promises.leave() }
             return inline
@@ -232,12 +233,13 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     }
 
     @inlinable
-    func deliver(_ observer: consuming Observer, collecting inline: inout [@Sendable (Promise<Value>) -> Void]) {
+    func deliver(_ observer: consuming Observer?, collecting inline: inout [@Sendable (Promise<Value>) -> Void]) {
         // Consumed: its queue and block move into the dispatched closure without a retain
         // and a release each.
         switch consume observer {
-        case .queued(let queue, let body): Self.schedule(on: queue) { body(self) }
-        case .inline(let body): inline.append(body)
+        case .queued(let queue, let body)?: Self.schedule(on: queue) { body(self) }
+        case .inline(let body)?: inline.append(body)
+        case nil: break
         }
     }
 
