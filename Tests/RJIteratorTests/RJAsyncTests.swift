@@ -436,6 +436,41 @@ final class RJAsyncTests: XCTestCase {
         XCTAssertEqual(quiet.all, ["body"])
     }
 
+    /// Every way an await can complete, racing: the work calls back inside its closure (the
+    /// lock-free path), on another thread at once, or not at all; a timeout of zero fires on the
+    /// body's queue meanwhile; another thread cancels some tasks. Each await must complete
+    /// exactly once, with a value it was given or the error of what won.
+    func testCompletionsRacingTimeoutsAndCancellationCompleteEachAwaitOnce() {
+        let concurrent = DispatchQueue(label: "rj.async.race", attributes: .concurrent)
+        let group = DispatchGroup()
+        let outcomes = Log()
+        let tasks = LockedTasks()
+        for t in 0..<40 {
+            group.enter()
+            let task = rj_async(on: concurrent) {
+                for i in 0..<50 {
+                    let r = rj_await({ callback in
+                        switch (t + i) % 3 {
+                        case 0: callback(i, nil)
+                        case 1: DispatchQueue.global().async { callback(i, nil) }
+                        default: break  // dropped
+                        }
+                    }, timeout: 0)
+                    switch (r.value as? Int, r.error as? RJAsyncError) {
+                    case (i?, nil): outcomes.add("value")
+                    case (nil, .timedOut?), (nil, .callbackDropped?), (nil, .cancelled?): outcomes.add("error")
+                    default: outcomes.add("wrong: \(r.value ?? "nil") \(r.error.map { "\($0)" } ?? "nil")")
+                    }
+                }
+            }.finally { group.leave() }
+            tasks.add(task)
+        }
+        DispatchQueue.global().async { for (n, task) in tasks.all.enumerated() where n % 2 == 0 { task.cancel() } }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(outcomes.all.count, 40 * 50, "an await completed twice, or never")
+        XCTAssertEqual(outcomes.all.filter { $0.hasPrefix("wrong") }, [])
+    }
+
     func testThousandsOfBodiesOnAConcurrentQueue() {
         let concurrent = DispatchQueue(label: "rj.async.concurrent", attributes: .concurrent)
         let count = aliveAtOnce(2_000)
@@ -604,4 +639,12 @@ final class LockedCallback: @unchecked Sendable {
     private var callback: RJAsyncCallback?
     func set(_ callback: RJAsyncCallback?) { lock.withLock { self.callback = callback } }
     func call(_ value: Any?, _ error: (any Error)?) { lock.withLock { callback }?(value, error) }
+}
+
+/// Tasks collected from several threads.
+final class LockedTasks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var tasks: [RJAsyncTask] = []
+    func add(_ task: RJAsyncTask) { lock.withLock { tasks.append(task) } }
+    var all: [RJAsyncTask] { lock.withLock { tasks } }
 }
