@@ -11,8 +11,8 @@ extension Promise {
     @discardableResult
     public func always(on queue: DispatchQueue = .promises, _ work: @escaping @Sendable () -> Void) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
-        observe(on: queue) { source in
-            let outcome = source.settledOutcome
+        observe(on: queue) { [settled = settledReference] in
+            let outcome = settled.take()
             work()
             next.settle(outcome)
         }

@@ -36,8 +36,8 @@ extension Promise {
     /// ```
     @discardableResult
     public func onCancel(on queue: DispatchQueue = .promises, _ handler: @escaping @Sendable () -> Void) -> Promise<Value> {
-        observe(on: queue) { source in
-            let outcome = source.settledOutcome
+        observe(on: queue) { [settled = settledReference] in
+            let outcome = settled.take()
             if case .failure(let error) = outcome, (error as? PromiseError) == .cancelled { handler() }
         }
         return self

@@ -13,8 +13,8 @@ extension Promise {
     @inlinable @discardableResult
     public func `catch`(on queue: DispatchQueue = .promises, _ handler: @escaping @Sendable (any Error) -> Void) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
-        observe(on: queue) { source in
-            let outcome = source.settledOutcome
+        observe(on: queue) { [settled = settledReference] in
+            let outcome = settled.take()
             if case .failure(let error) = outcome { handler(error) }
             next.settle(outcome)
         }

@@ -9,8 +9,8 @@ extension Promise {
     /// ```
     public func delay(on queue: DispatchQueue = .promises, _ interval: Double) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
-        observe(on: queue) { source in
-            let outcome = source.settledOutcome
+        observe(on: queue) { [settled = settledReference] in
+            let outcome = settled.take()
             switch outcome {
             case .success:
                 queue.asyncAfter(deadline: .now() + max(0, interval)) { next.settle(outcome) }

@@ -12,8 +12,8 @@ extension Promise {
         on queue: DispatchQueue = .promises, _ recovery: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
-        observe(on: queue) { source in
-            let outcome = source.settledOutcome
+        observe(on: queue) { [settled = settledReference] in
+            let outcome = settled.take()
             next.rejecting {
                 switch outcome {
                 case .success: next.settle(outcome)
@@ -33,8 +33,8 @@ extension Promise {
     /// ```
     public func recover(on queue: DispatchQueue = .promises, _ recovery: @escaping @Sendable (any Error) throws -> Value) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
-        observe(on: queue) { source in
-            let outcome = source.settledOutcome
+        observe(on: queue) { [settled = settledReference] in
+            let outcome = settled.take()
             next.rejecting {
                 switch outcome {
                 case .success: next.settle(outcome)

@@ -19,8 +19,8 @@ extension Promise {
         on queue: DispatchQueue = .promises, _ work: @escaping @Sendable (Value) throws -> Promise<Next>
     ) -> Promise<Next> {
         let next = Promise<Next>(settled: nil)
-        observe(on: queue) { source in
-            let outcome = source.settledOutcome
+        observe(on: queue) { [settled = settledReference] in
+            let outcome = settled.take()
             next.rejecting {
                 switch outcome {
                 case .success(let value): next.adopt(try work(value))
@@ -45,8 +45,8 @@ extension Promise {
         on queue: DispatchQueue = .promises, _ work: @escaping @Sendable (Value) throws -> Next
     ) -> Promise<Next> {
         let next = Promise<Next>(settled: nil)
-        observe(on: queue) { source in
-            let outcome = source.settledOutcome
+        observe(on: queue) { [settled = settledReference] in
+            let outcome = settled.take()
             next.rejecting {
                 switch outcome {
                 case .success(let value): next.fulfill(try work(value))
@@ -66,8 +66,8 @@ extension Promise {
     @inlinable @discardableResult
     public func then(on queue: DispatchQueue = .promises, _ work: @escaping @Sendable (Value) throws -> Void) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
-        observe(on: queue) { source in
-            let outcome = source.settledOutcome
+        observe(on: queue) { [settled = settledReference] in
+            let outcome = settled.take()
             next.rejecting {
                 if case .success(let value) = outcome { try work(value) }
                 next.settle(outcome)

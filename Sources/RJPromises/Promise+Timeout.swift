@@ -12,7 +12,7 @@ extension Promise {
     /// ```
     public func timeout(on queue: DispatchQueue = .promises, _ interval: Double) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
-        observe(on: queue) { next.settle($0.settledOutcome) }
+        observe(on: queue) { [settled = settledReference] in next.settle(settled.take()) }
         // Weak: a promise that settled in time is not kept until the deadline.
         queue.asyncAfter(deadline: .now() + max(0, interval)) { [weak next] in
             next?.reject(PromiseError.timedOut)

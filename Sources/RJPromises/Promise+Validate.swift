@@ -10,8 +10,8 @@ extension Promise {
     /// ```
     public func validate(on queue: DispatchQueue = .promises, _ predicate: @escaping @Sendable (Value) -> Bool) -> Promise<Value> {
         let next = Promise<Value>(settled: nil)
-        observe(on: queue) { source in
-            let outcome = source.settledOutcome
+        observe(on: queue) { [settled = settledReference] in
+            let outcome = settled.take()
             if case .success(let value) = outcome, !predicate(value) {
                 next.reject(PromiseError.validationFailure)
             } else {

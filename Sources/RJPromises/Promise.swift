@@ -34,7 +34,10 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// per observer.
     @usableFromInline
     enum Observer {
-        case queued(DispatchQueue, @Sendable (Promise<Value>) -> Void)
+        /// A block for `queue`; it reads the outcome through a `SettledReference`, which
+        /// releases the reference `deliver` took for it. The block itself is what is
+        /// dispatched: no closure is made when the promise settles.
+        case queued(DispatchQueue, @Sendable () -> Void)
         case inline(@Sendable (Promise<Value>) -> Void)
     }
 
@@ -237,7 +240,11 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         // Consumed: its queue and block move into the dispatched closure without a retain
         // and a release each.
         switch consume observer {
-        case .queued(let queue, let body)?: Self.schedule(on: queue) { body(self) }
+        case .queued(let queue, let body)?:
+            // Released by the block's `SettledReference.take()`: the promise stays alive until
+            // the block has read it.
+            _ = Unmanaged.passRetained(self)
+            Self.schedule(on: queue, body)
         case .inline(let body)?: inline.append(body)
         case nil: break
         }
@@ -256,14 +263,24 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// Runs `body` with the settled promise, asynchronously on `queue`, once the promise
     /// settles (or right away, still asynchronously, if it has).
     @inlinable
-    func observe(on queue: DispatchQueue, _ body: @escaping @Sendable (Promise<Value>) -> Void) {
+    func observe(on queue: DispatchQueue, _ body: @escaping @Sendable () -> Void) {
         lock.withLock {
             if isSettled {
-                Self.schedule(on: queue) { body(self) }
+                _ = Unmanaged.passRetained(self)  // released by the block's `take()`
+                Self.schedule(on: queue, body)
                 return
             }
             append(.queued(queue, body))
         }
+    }
+
+    /// What a block given to `observe(on:_:)` captures to read the outcome: an unretained
+    /// reference (a pending promise must not be kept alive by its own observers), which
+    /// `take()` turns back into the one retain the promise took for the block when it
+    /// dispatched it. Each block calls `take()` exactly once, first.
+    @inlinable
+    var settledReference: SettledReference<Value> {
+        SettledReference(promise: Unmanaged.passUnretained(self))
     }
 
     /// Runs `body` with the settled promise on the thread that settles it (now, if it has).
@@ -384,6 +401,23 @@ extension Promise where Value: Error {
     @inlinable
     public convenience init(_ error: Value) {
         self.init(error as any Error)
+    }
+}
+
+/// See `Promise.settledReference`.
+@usableFromInline
+struct SettledReference<Value: Sendable>: @unchecked Sendable {
+    @usableFromInline let promise: Unmanaged<Promise<Value>>
+
+    @inlinable
+    init(promise: Unmanaged<Promise<Value>>) {
+        self.promise = promise
+    }
+
+    /// The settled outcome; releases the reference taken for this block.
+    @inlinable
+    func take() -> Result<Value, any Error> {
+        promise.takeRetainedValue().settledOutcome
     }
 }
 

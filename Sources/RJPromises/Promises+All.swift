@@ -20,8 +20,8 @@ extension Promises {
         let result = Promise<[Value]>(settled: nil)
         let collected = RJLockedValue<(values: [Value?], remaining: Int)>((Array(repeating: nil, count: promises.count), promises.count))
         for (index, promise) in promises.enumerated() {
-            promise.observe(on: queue) { source in
-                let outcome = source.settledOutcome
+            promise.observe(on: queue) { [settled = promise.settledReference] in
+                let outcome = settled.take()
                 switch outcome {
                 case .failure(let error):
                     result.reject(error)

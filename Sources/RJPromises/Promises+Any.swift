@@ -21,8 +21,8 @@ extension Promises {
         let collected = RJLockedValue<(results: [Slot?], remaining: Int, lastError: (any Error)?)>(
             (Array(repeating: nil, count: promises.count), promises.count, nil))
         for (index, promise) in promises.enumerated() {
-            promise.observe(on: queue) { source in
-                let outcome = source.settledOutcome
+            promise.observe(on: queue) { [settled = promise.settledReference] in
+                let outcome = settled.take()
                 let done: Result<[Slot], any Error>? = collected.withLockedValue { state in
                     state.results[index] = outcome
                     if case .failure(let error) = outcome { state.lastError = error }

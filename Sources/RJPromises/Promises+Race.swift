@@ -14,7 +14,7 @@ extension Promises {
         if promises.isEmpty { return Promise<Value>(PromiseError.emptyRace) }
         let result = Promise<Value>(settled: nil)
         for promise in promises {
-            promise.observe(on: queue) { result.settle($0.settledOutcome) }
+            promise.observe(on: queue) { [settled = promise.settledReference] in result.settle(settled.take()) }
         }
         return result
     }

@@ -38,8 +38,8 @@ extension Promises {
             } catch {
                 promise = Promise<Value>(error)
             }
-            promise.observe(on: queue) { source in
-                let outcome = source.settledOutcome
+            promise.observe(on: queue) { [settled = promise.settledReference] in
+                let outcome = settled.take()
                 guard case .failure(let error) = outcome, remaining > 0, condition?(remaining, error) ?? true else {
                     result.settle(outcome)
                     return

@@ -18,6 +18,39 @@ final class PromiseLifetimeTests: PromiseTestCase {
         XCTAssertNil(weakDerived)
     }
 
+    /// A block attached to a promise keeps it alive until the block has read its outcome (one
+    /// reference taken when the block is dispatched, given back when it reads), then lets it go:
+    /// attached before and after the settling, through every kind of operator.
+    func testEveryObservedPromiseIsFreedOnceItsBlocksRan() {
+        func check(_ name: String, settleFirst: Bool, _ attach: (Promise<Int>) -> Promise<Int>) {
+            weak var weakSource: Promise<Int>?
+            weak var weakDerived: Promise<Int>?
+            var outcome: Result<Int, any Error>?
+            do {
+                let source = Promise<Int>.pending()
+                weakSource = source
+                if settleFirst { source.fulfill(1) }
+                let derived = attach(source)
+                weakDerived = derived
+                if !settleFirst { source.fulfill(1) }
+                outcome = settle(derived)
+            }
+            XCTAssertNotNil(outcome, name)
+            for _ in 0..<500 where weakSource != nil || weakDerived != nil { usleep(1000) }
+            XCTAssertNil(weakSource, "\(name): the source was kept (settled first: \(settleFirst))")
+            XCTAssertNil(weakDerived, "\(name): the derived promise was kept (settled first: \(settleFirst))")
+        }
+        for settleFirst in [false, true] {
+            check("then", settleFirst: settleFirst) { $0.then(on: self.queue) { $0 + 1 } }
+            check("then Void", settleFirst: settleFirst) { $0.then(on: self.queue) { _ in } }
+            check("catch", settleFirst: settleFirst) { $0.catch(on: self.queue) { _ in } }
+            check("always", settleFirst: settleFirst) { $0.always(on: self.queue) {} }
+            check("recover", settleFirst: settleFirst) { $0.recover(on: self.queue) { _ in 0 } }
+            check("timeout", settleFirst: settleFirst) { $0.timeout(on: self.queue, 5) }
+            check("race", settleFirst: settleFirst) { Promises.race(on: self.queue, [$0, Promise<Int>.pending()]) }
+        }
+    }
+
     func testChainStaysAliveUntilTheSourceSettlesThenIsFreed() {
         let source = Promise<Int>.pending()
         weak var weakLast: Promise<Int>?

@@ -39,8 +39,8 @@ class PromiseTestCase: XCTestCase {
     {
         let done = expectation(description: "settled")
         let box = Recorder<Result<T, any Error>>()
-        promise.observe(on: .global()) { source in
-            box.add(source.settledOutcome)
+        promise.observe(on: .global()) { [settled = promise.settledReference] in
+            box.add(settled.take())
             done.fulfill()
         }
         wait(for: [done], timeout: timeout)
