@@ -27,11 +27,11 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     @usableFromInline typealias Outcome = Result<Value, any Error>
 
     /// Something waiting for the outcome: a block to run on a queue, or (inside this module)
-    /// one to run synchronously on the thread that settles the promise. A block gets the
-    /// settled promise and reads `settledOutcome`: a parameter of class type is passed the
-    /// same way in generic and in specialised code, where a `Result<Value, any Error>`
-    /// parameter made every block stored here a reabstraction thunk, one more allocation
-    /// per observer.
+    /// one to run synchronously on the thread that settles the promise. Neither takes a
+    /// `Result<Value, any Error>` parameter, which made every block stored here a
+    /// reabstraction thunk, one more allocation per observer: a queued block reads the outcome
+    /// through `settledReference`, an inline one gets the settled promise (a class reference
+    /// is passed alike in generic and in specialised code).
     @usableFromInline
     enum Observer {
         /// A block for `queue`; it reads the outcome through a `SettledReference`, which
@@ -237,14 +237,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
 
     @inlinable
     func deliver(_ observer: consuming Observer?, collecting inline: inout [@Sendable (Promise<Value>) -> Void]) {
-        // Consumed: its queue and block move into the dispatched closure without a retain
-        // and a release each.
+        // Consumed: its queue and block are handed on without a retain and a release each.
         switch consume observer {
-        case .queued(let queue, let body)?:
-            // Released by the block's `SettledReference.take()`: the promise stays alive until
-            // the block has read it.
-            _ = Unmanaged.passRetained(self)
-            Self.schedule(on: queue, body)
+        case .queued(let queue, let body)?: dispatch(body, on: queue)
         case .inline(let body)?: inline.append(body)
         case nil: break
         }
@@ -260,18 +255,26 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
 
     // MARK: Observing
 
-    /// Runs `body` with the settled promise, asynchronously on `queue`, once the promise
-    /// settles (or right away, still asynchronously, if it has).
+    /// Runs `body`, asynchronously on `queue`, once the promise settles (or right away, still
+    /// asynchronously, if it has). `body` reads the outcome through `settledReference`.
     @inlinable
     func observe(on queue: DispatchQueue, _ body: @escaping @Sendable () -> Void) {
         lock.withLock {
             if isSettled {
-                _ = Unmanaged.passRetained(self)  // released by the block's `take()`
-                Self.schedule(on: queue, body)
+                dispatch(body, on: queue)
                 return
             }
             append(.queued(queue, body))
         }
+    }
+
+    /// Dispatches a settled promise's queued block. The promise takes one retain for it, which
+    /// the block's `SettledReference.take()` gives back: it stays alive until the block has read
+    /// its outcome.
+    @inlinable
+    func dispatch(_ body: @escaping @Sendable () -> Void, on queue: DispatchQueue) {
+        _ = Unmanaged.passRetained(self)
+        Self.schedule(on: queue, body)
     }
 
     /// What a block given to `observe(on:_:)` captures to read the outcome: an unretained

@@ -11,7 +11,7 @@ struct UncheckedBox<T>: @unchecked Sendable {
 /// completed once, by the callback, by the callback's release, by a timeout or by
 /// cancellation, whichever comes first; a completion for an earlier generation (a late
 /// callback, a timer that fires after the result came) is ignored. The body starts the work,
-/// then either takes a result that is already there (`takeEarlyResult`) or suspends; the
+/// then either takes a result that is already there (`hasEarlyResult`) or suspends; the
 /// task's driver arms the slot once the body has suspended, so a completion can never resume
 /// a body that is still running.
 ///

@@ -94,8 +94,10 @@ public func rj_async(_ body: @escaping @MainActor () throws -> Void) -> RJMainAc
 /// A running `rj_async` body: attach ``finally(_:)`` and ``catch(_:)`` handlers, ``cancel()``
 /// it, or wait for it.
 ///
-/// Lifetime: while the body waits, the pending await keeps the task alive (the work's callback
-/// holds it); when the body ends, the task lets its stack go and runs its `finally` handlers.
+/// Lifetime: while the body waits in an `rj_await`, its suspended frame keeps the task alive,
+/// and the work's callback is what resumes it (released uncalled, it resumes the body with
+/// ``RJAsyncError/callbackDropped``); when the body ends, the task lets its stack go and runs
+/// its `finally` handlers.
 /// Thread-safe: every member may be called from any thread.
 public class RJAsyncTask: @unchecked Sendable {
     /// The queue the body and the `finally` handlers run on.
@@ -110,7 +112,7 @@ public class RJAsyncTask: @unchecked Sendable {
     @exclusivity(unchecked) private var handlers: [@Sendable () -> Void] = []
     @exclusivity(unchecked) private var waiters: [CheckedContinuation<Void, any Error>] = []
     @exclusivity(unchecked) private var thrown: (any Error)?
-    /// Written holding `lock` (ordered with `pendingSlot`), read without it by every
+    /// Written holding `lock` (ordered with `pendingAwait`), read without it by every
     /// `rj_await`, which checks it before it starts anything.
     private let cancelled = RJAtomic<Bool>(false)
     @exclusivity(unchecked) private var finished = false
@@ -123,8 +125,8 @@ public class RJAsyncTask: @unchecked Sendable {
     }
 
     /// Resumes the body on its queue with an await's result. Made once per task. Unowned: a
-    /// body suspended in an await holds its task itself (`rj_await`'s frame keeps `current`),
-    /// so the task lives exactly as long as the await can still complete.
+    /// body suspended in an await holds its task itself (`suspend` retains it for as long as
+    /// the body waits), so the task lives exactly as long as the await can still complete.
     private lazy var resumer: @Sendable (UncheckedBox<RJResult>) -> Void = { [unowned self] box in
         queue.async { self.step(box.value) }
     }

@@ -34,23 +34,20 @@ extension Generator {
 
     /// `next(input)`: the hot path, a suspended generator resumed with a value, without
     /// building an `Operation` (whose payloads, a `Return` among them, cost value-witness
-    /// calls to copy). Everything else goes through `perform`.
+    /// calls to copy); the first `next` (its input is ignored) starts the body without one too.
     @inlinable @inline(__always)
     func resumeWith(_ input: Input) throws -> GeneratorStep<Element, Return> {
-        let (took, seen) = stateWord.compareExchange(
-            expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
-        if took { return try resumeHeld(with: input) }
-        // The first `next` (its input is ignored) starts the body without an `Operation`.
-        if seen == .created {
-            let (started, _) = stateWord.compareExchange(
-                expected: .created, desired: .running, ordering: .acquiringAndReleasing)
-            if started { return try start() }
+        switch acquire() {
+        case .suspended: return try resumeHeld(with: input)
+        case .created: return try start()
+        case .running: throw GeneratorError.alreadyRunning
+        case .completed: return try settleCompleted(.next(input))
         }
-        return try perform(.next(input))
     }
 
-    /// Resumes the suspended body with `input`; the caller holds `running` (a layer above that
-    /// has its own state to write first takes it itself, then calls this).
+    /// Resumes the suspended body with `input`; the caller holds `running`, taken by
+    /// `acquire` (a layer above that has its own state to write first takes it itself, then
+    /// calls this).
     @inlinable @inline(__always)
     func resumeHeld(with input: Input) throws -> GeneratorStep<Element, Return> {
         // The body's slot holds nil (see `suspend`).
@@ -61,23 +58,11 @@ extension Generator {
     /// Every public operation: take the state word, resume or settle, give it back.
     @inlinable
     func perform(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
-        while true {
-            let (took, seen) = stateWord.compareExchange(
-                expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
-            if took { return try resumeSuspended(operation) }
-            switch seen {
-            case .running:
-                throw GeneratorError.alreadyRunning
-            case .completed:
-                return try settleCompleted(operation)
-            case .created:
-                let (started, _) = stateWord.compareExchange(
-                    expected: .created, desired: .running, ordering: .acquiringAndReleasing)
-                if started { return try startFresh(operation) }
-            case .suspended:
-                break
-            }
-            // Another thread moved it meanwhile; look again.
+        switch acquire() {
+        case .suspended: return try resumeSuspended(operation)
+        case .created: return try startFresh(operation)
+        case .running: throw GeneratorError.alreadyRunning
+        case .completed: return try settleCompleted(operation)
         }
     }
 

@@ -114,6 +114,13 @@ enum ErasedOutcome {
     case closed
 }
 
+/// What `_RJCoroutineHost.acquire` found: `suspended` and `created` mean the caller now
+/// holds `running`; `running` and `completed` that it does not.
+@usableFromInline
+enum Acquisition {
+    case suspended, created, running, completed
+}
+
 /// What releasing a suspended generator does with its body.
 @usableFromInline
 enum ReleasePolicy {
@@ -250,6 +257,31 @@ extension _RJCoroutineHost {
         let exit = GeneratorExit(pendingReturn: pendingReturn)
         pendingReturn = nil
         return exit
+    }
+
+    /// Takes the state word for an operation: `running`, from `suspended` or `created` (which
+    /// one is returned), or, when it cannot be taken, what the generator is. The one loop
+    /// every operation starts with; the caller that took `running` gives it back.
+    @inlinable @inline(__always)
+    final func acquire() -> Acquisition {
+        while true {
+            let (took, seen) = stateWord.compareExchange(
+                expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
+            if took { return .suspended }
+            switch seen {
+            case .running:
+                return .running
+            case .completed:
+                return .completed
+            case .created:
+                let (started, _) = stateWord.compareExchange(
+                    expected: .created, desired: .running, ordering: .acquiringAndReleasing)
+                if started { return .created }
+            case .suspended:
+                break
+            }
+            // Another thread moved it meanwhile; look again.
+        }
     }
 
     /// Keeps how the body ended; called once, when it ends. The field still holds `.none`, a

@@ -79,32 +79,22 @@ public final class RJIterator {
     /// `GeneratorError.alreadyRunning` and touches nothing.
     @inline(__always)
     private func advance(_ value: consuming Any?, given: Bool) -> RJResult {
-        while true {
-            let (took, seen) = core.stateWord.compareExchange(
-                expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
-            if took {
-                if given {
-                    // Moved into the channel's slot, moved out by the pending `rj_yield`.
-                    channel.input.initialize(to: consume value)
-                    channel.hasInput = true
-                }
-                return collect { try core.resumeHeld(with: ()) }
+        switch core.acquire() {
+        case .suspended:
+            if given {
+                // Moved into the channel's slot, moved out by the pending `rj_yield`.
+                channel.input.initialize(to: consume value)
+                channel.hasInput = true
             }
-            switch seen {
-            case .created:
-                // The first `next`: its value is ignored, as in the original.
-                let (started, _) = core.stateWord.compareExchange(
-                    expected: .created, desired: .running, ordering: .acquiringAndReleasing)
-                if started { return collect { try core.startFresh(.start) } }
-            case .completed:
-                // Written by the body before it completed, never again.
-                return RJResult(value: channel.returned, done: true)
-            case .running:
-                return RJResult(value: nil, error: GeneratorError.alreadyRunning, done: false)
-            case .suspended:
-                break
-            }
-            // Another thread moved it meanwhile; look again.
+            return collect { try core.resumeHeld(with: ()) }
+        case .created:
+            // The first `next`: its value is ignored, as in the original.
+            return collect { try core.start() }
+        case .completed:
+            // Written by the body before it completed, never again.
+            return RJResult(value: channel.returned, done: true)
+        case .running:
+            return RJResult(value: nil, error: GeneratorError.alreadyRunning, done: false)
         }
     }
 
@@ -155,16 +145,9 @@ final class SeedChannel {
     @exclusivity(unchecked) var returned: Any?
 
     deinit {
-        dropInput()
+        // An input the body never took.
+        if hasInput { AnyValue.destroy(input) }
         input.deallocate()
-    }
-
-    /// Destroys an input the body did not take (only when the iterator goes away).
-    @inline(__always)
-    func dropInput() {
-        guard hasInput else { return }
-        hasInput = false
-        AnyValue.destroy(input)
     }
 
     /// The body's side of `rj_yield`: hands `value` out, suspends, and returns what the
@@ -193,7 +176,7 @@ final class SeedChannel {
     func delegate(to inner: RJIterator, _ host: Unmanaged<_RJCoroutineHost>, _ current: OpaquePointer) -> Any? {
         var result = inner.next()
         while true {
-            // Whether the `next` that resumes this yield gives a value, read before it is taken.
+            // Whether the `next` that resumed this yield gave a value (`yield` records it).
             let resumedWith = SeedChannel.yield(result.value, Unmanaged.passUnretained(self), host, current)
             let gaveInput = resumedWithInput
             if result.done || result.error != nil { return resumedWith }
