@@ -41,9 +41,36 @@ protocol ZipQueues: AnyObject, Sendable {
     func next() -> Tuple?
 }
 
+/// A first-in first-out queue of one zip input's values. `Array.removeFirst` moves every
+/// remaining value, which made a zip of a fast input and a slow one quadratic in the backlog:
+/// values are taken from a moving head instead, and the array compacted once half of it is
+/// taken.
+struct ZipFIFO<T> {
+    private var items: [T] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+
+    mutating func append(_ value: T) { items.append(value) }
+
+    /// The oldest value; the queue must not be empty.
+    mutating func removeFirst() -> T {
+        let value = items[head]
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 32, head * 2 >= items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return value
+    }
+}
+
 final class ZipQueues2<A, B>: ZipQueues, @unchecked Sendable {
-    @exclusivity(unchecked) var a: [A] = []
-    @exclusivity(unchecked) var b: [B] = []
+    @exclusivity(unchecked) var a = ZipFIFO<A>()
+    @exclusivity(unchecked) var b = ZipFIFO<B>()
     func append(_ value: Any, at index: Int) {
         if index == 0 { a.append(value as! A) } else { b.append(value as! B) }
     }
@@ -54,9 +81,9 @@ final class ZipQueues2<A, B>: ZipQueues, @unchecked Sendable {
 }
 
 final class ZipQueues3<A, B, C>: ZipQueues, @unchecked Sendable {
-    @exclusivity(unchecked) var a: [A] = []
-    @exclusivity(unchecked) var b: [B] = []
-    @exclusivity(unchecked) var c: [C] = []
+    @exclusivity(unchecked) var a = ZipFIFO<A>()
+    @exclusivity(unchecked) var b = ZipFIFO<B>()
+    @exclusivity(unchecked) var c = ZipFIFO<C>()
     func append(_ value: Any, at index: Int) {
         switch index {
         case 0: a.append(value as! A)
@@ -71,10 +98,10 @@ final class ZipQueues3<A, B, C>: ZipQueues, @unchecked Sendable {
 }
 
 final class ZipQueues4<A, B, C, D>: ZipQueues, @unchecked Sendable {
-    @exclusivity(unchecked) var a: [A] = []
-    @exclusivity(unchecked) var b: [B] = []
-    @exclusivity(unchecked) var c: [C] = []
-    @exclusivity(unchecked) var d: [D] = []
+    @exclusivity(unchecked) var a = ZipFIFO<A>()
+    @exclusivity(unchecked) var b = ZipFIFO<B>()
+    @exclusivity(unchecked) var c = ZipFIFO<C>()
+    @exclusivity(unchecked) var d = ZipFIFO<D>()
     func append(_ value: Any, at index: Int) {
         switch index {
         case 0: a.append(value as! A)

@@ -57,6 +57,22 @@ final class NodeCombinationTests: XCTestCase {
         XCTAssertEqual(printed.all, ["(1,2)", "(3,5)", "(4,7)"])
     }
 
+    /// A backlog on one input (past the point where the queue compacts itself) pairs up in
+    /// order as the other input catches up, interleaved with new values on the first.
+    func testZipPairsALongBacklogInOrder() {
+        let owner = Owner()
+        let printed = Printed()
+        let a = MutableNode(0)
+        let b = MutableNode(0)
+        a.zip(b).listenedBy(owner).withBlock { printed.print("\($0.0)-\($0.1)") }
+        for i in 1...100 { a.value = i }
+        for i in 1...150 {
+            b.value = i
+            if i % 3 == 0 { a.value = 100 + i / 3 }
+        }
+        XCTAssertEqual(printed.all, (0...150).map { "\($0)-\($0)" })
+    }
+
     func testZipOfThreeAndFour() {
         let a = MutableNode(1), b = MutableNode("b"), c = MutableNode(true), d = MutableNode(2.5)
         XCTAssertEqual(a.zip(b, c).value.map { "\($0.0)\($0.1)\($0.2)" }, "1btrue")
