@@ -439,7 +439,10 @@ final class RJAsyncTests: XCTestCase {
     /// Every way an await can complete, racing: the work calls back inside its closure (the
     /// lock-free path), on another thread at once, or not at all; a timeout of zero fires on the
     /// body's queue meanwhile; another thread cancels some tasks. Each await must complete
-    /// exactly once, with a value it was given or the error of what won.
+    /// exactly once, with a value it was given or the error of what won. A task cancelled
+    /// before its body started skips the body (as `testCancelBeforeStartSkipsTheBodyButRunsFinally`
+    /// shows), so the count is per task: 0 awaits for a body that never started (only a
+    /// cancelled task may be one), 50 for every body that did.
     func testCompletionsRacingTimeoutsAndCancellationCompleteEachAwaitOnce() {
         let concurrent = DispatchQueue(label: "rj.async.race", attributes: .concurrent)
         let group = DispatchGroup()
@@ -448,6 +451,7 @@ final class RJAsyncTests: XCTestCase {
         for t in 0..<40 {
             group.enter()
             let task = rj_async(on: concurrent) {
+                outcomes.add("\(t) start")
                 for i in 0..<50 {
                     let r = rj_await({ callback in
                         switch (t + i) % 3 {
@@ -457,8 +461,8 @@ final class RJAsyncTests: XCTestCase {
                         }
                     }, timeout: 0)
                     switch (r.value as? Int, r.error as? RJAsyncError) {
-                    case (i?, nil): outcomes.add("value")
-                    case (nil, .timedOut?), (nil, .callbackDropped?), (nil, .cancelled?): outcomes.add("error")
+                    case (i?, nil): outcomes.add("\(t) value")
+                    case (nil, .timedOut?), (nil, .callbackDropped?), (nil, .cancelled?): outcomes.add("\(t) error")
                     default: outcomes.add("wrong: \(r.value ?? "nil") \(r.error.map { "\($0)" } ?? "nil")")
                     }
                 }
@@ -467,8 +471,18 @@ final class RJAsyncTests: XCTestCase {
         }
         DispatchQueue.global().async { for (n, task) in tasks.all.enumerated() where n % 2 == 0 { task.cancel() } }
         XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
-        XCTAssertEqual(outcomes.all.count, 40 * 50, "an await completed twice, or never")
         XCTAssertEqual(outcomes.all.filter { $0.hasPrefix("wrong") }, [])
+        for t in 0..<40 {
+            let mine = outcomes.all.filter { $0.hasPrefix("\(t) ") }
+            let starts = mine.filter { $0.hasSuffix(" start") }.count
+            if starts == 0 {
+                XCTAssertTrue(t % 2 == 0, "task \(t) was never cancelled, yet its body never ran")
+                XCTAssertEqual(mine, [], "task \(t): an await completed without its body")
+            } else {
+                XCTAssertEqual(starts, 1, "task \(t): the body ran twice")
+                XCTAssertEqual(mine.count - 1, 50, "task \(t): an await completed twice, or never")
+            }
+        }
     }
 
     func testThousandsOfBodiesOnAConcurrentQueue() {
