@@ -11,6 +11,8 @@ import RJPromises
 /// - A callback called twice: the second call is ignored. A callback released without being
 ///   called: the result's error is ``RJAsyncError/callbackDropped``.
 /// - In a cancelled task it returns ``RJAsyncError/cancelled`` at once.
+/// - `task` is called once, before `rj_await` returns, and not kept: a closure written in
+///   place may capture what it needs without an allocation for its context.
 ///
 /// ```swift
 /// rj_async {
@@ -19,7 +21,7 @@ import RJPromises
 ///     let json = r.value as! [String: String]
 /// }
 /// ```
-public func rj_await(_ task: @escaping RJAsyncClosure) -> RJResult {
+public func rj_await(_ task: RJAsyncClosure) -> RJResult {
     // Unretained: the running body's task is alive (its driver holds it while the body runs,
     // and `suspend` holds it while the body waits). Every retain here is an atomic operation
     // on the path of an await that completes at once.
@@ -120,7 +122,7 @@ public func rj_await(value: Any?) -> RJResult {
 /// ```swift
 /// let r = rj_await(slowRequest(), timeout: 2)
 /// ```
-public func rj_await(_ task: @escaping RJAsyncClosure, timeout: Double) -> RJResult {
+public func rj_await(_ task: RJAsyncClosure, timeout: Double) -> RJResult {
     guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     if current.isCancelled { return RJResult(value: nil, error: RJAsyncError.cancelled) }
     let slot = current.awaits
