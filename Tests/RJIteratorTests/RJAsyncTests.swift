@@ -211,7 +211,7 @@ final class RJAsyncTests: XCTestCase {
         queue.sync {}
         task.cancel()
         wait(for: [done], timeout: 3)
-        for _ in 0..<200 where log.all.count < 2 { usleep(1000) }
+        for _ in 0..<5_000 where log.all.count < 2 { usleep(1000) }
         XCTAssertEqual(Set(log.all), ["await true", "promise cancelled"])
         XCTAssertTrue(promise.isCancelled)
     }
@@ -543,7 +543,7 @@ final class RJAsyncTests: XCTestCase {
             box.task = task
         }
         queue.sync {}
-        for _ in 0..<500 where box.task != nil { usleep(1000) }
+        for _ in 0..<5_000 where box.task != nil { usleep(1000) }
         XCTAssertNil(box.task, "no cycle keeps a finished task")
         XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
     }

@@ -36,7 +36,7 @@ final class PromiseLifetimeTests: PromiseTestCase {
                 outcome = settle(derived)
             }
             XCTAssertNotNil(outcome, name)
-            for _ in 0..<500 where weakSource != nil || weakDerived != nil { usleep(1000) }
+            for _ in 0..<5_000 where weakSource != nil || weakDerived != nil { usleep(1000) }
             XCTAssertNil(weakSource, "\(name): the source was kept (settled first: \(settleFirst))")
             XCTAssertNil(weakDerived, "\(name): the derived promise was kept (settled first: \(settleFirst))")
         }
@@ -72,7 +72,7 @@ final class PromiseLifetimeTests: PromiseTestCase {
         XCTAssertEqual(ran.all, [4])
         // Every block has run; nothing keeps the chain now. (The queue that ran the last block
         // may still be releasing it: give it a moment.)
-        for _ in 0..<500 where weakLast != nil { usleep(1000) }
+        for _ in 0..<5_000 where weakLast != nil { usleep(1000) }
         XCTAssertNil(weakLast)
     }
 
