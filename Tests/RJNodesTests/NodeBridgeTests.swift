@@ -70,7 +70,9 @@ final class NodeBridgeTests: XCTestCase {
             let result = rj_await(nextOf: node)
             seen.print("\(result.value as? String ?? "nil") \(result.error == nil)")
         }.finally { done.signal() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { node.value = "new" }
+        // Set once the body listens (a value set before it does is not its next value).
+        for _ in 0..<5_000 where GraphEngine.shared.lock.withLock({ node.edges.count }) == 0 { usleep(1000) }
+        node.value = "new"
         XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
         XCTAssertEqual(seen.all, ["new true"])
     }

@@ -49,15 +49,15 @@ final class PromiseCancelTests: PromiseTestCase {
         box.timer.schedule(deadline: .now() + 5)
         box.timer.setEventHandler { p.fulfill(1) }
         box.timer.resume()
+        let handled = expectation(description: "handler")
         p.onCancel(on: .global()) {
             box.timer.cancel()
             stopped.add("timer stopped")
+            handled.fulfill()
         }
         p.cancel()
         XCTAssertEqual(error(p) as? PromiseError, .cancelled)
-        let done = expectation(description: "handler")
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { done.fulfill() }
-        wait(for: [done], timeout: 2)
+        wait(for: [handled], timeout: 5)
         XCTAssertEqual(stopped.all, ["timer stopped"])
     }
 
