@@ -141,22 +141,26 @@ public class RJAsyncTask: @unchecked Sendable {
         // An await that completed while the body was suspending resumes it here, on the
         // body's queue already: no hop through the queue.
         while true {
-            let core: Generator<UInt64, RJResult, Void>? = lock.withLock {
+            let found: Generator<UInt64, RJResult, Void>? = lock.withLock {
                 pendingAwait = nil
                 // Cancelled before it ever ran: the body never starts.
                 if cancelled.load(ordering: .relaxed), self.core?.state == .created { return nil }
                 return self.core
             }
-            guard let core else { return finish() }
+            guard let core = consume found else { return finish() }
             let step: GeneratorStep<UInt64, Void>
             do {
                 step = try core.resumeWith(input)
             } catch {
                 // The body threw: that ends it, and the error is the task's.
+                _ = consume core
                 return finish(throwing: error)
             }
             switch step {
             case .returned:
+                // Not kept across `finish`, which lets the generator and its stack go before
+                // the `finally` handlers run.
+                _ = consume core
                 return finish()
             case .yielded(let generation):
                 let cancelledMeanwhile = lock.withLock { () -> Bool in
@@ -173,16 +177,19 @@ public class RJAsyncTask: @unchecked Sendable {
     private func finish(throwing error: (any Error)? = nil) {
         // The body has ended: no await will use it, and it refers back to the slot.
         awaits.spareToken = nil
-        let (toRun, toResume): ([@Sendable () -> Void], [CheckedContinuation<Void, any Error>]) = lock.withLock {
+        let (toRun, toResume, ended): ([@Sendable () -> Void], [CheckedContinuation<Void, any Error>], Generator<UInt64, RJResult, Void>?) = lock.withLock {
             finished = true
             thrown = error
-            core = nil
             defer {
                 handlers = []
                 waiters = []
             }
-            return (handlers, waiters)
+            return (handlers, waiters, core.take())
         }
+        // Released outside the lock (the body's captures are released with it, and their
+        // deinits may call into this task) and before the handlers: when `finally` runs, the
+        // body's stack is back in the pool.
+        _ = consume ended
         for handler in toRun { handler() }
         for waiter in toResume {
             if let error { waiter.resume(throwing: error) } else { waiter.resume() }
@@ -191,6 +198,8 @@ public class RJAsyncTask: @unchecked Sendable {
 
     /// Runs `handler` on the task's queue once the body has ended (early returns included, or
     /// by throwing) or was cancelled before it started; exactly once. Attached after the end, it still runs (asynchronously).
+    /// When it runs, the body is gone: its stack is back in the pool and what its closure
+    /// captured has been released.
     ///
     /// ```swift
     /// rj_async { ... }.finally { spinner.stop() }
