@@ -18,6 +18,12 @@ public struct RJResult {
     /// `true` once the body has returned; every later `next` gives the same result.
     public var done: Bool
 
+    /// Makes a result, as an `rj_await` adapter or a test would.
+    ///
+    /// ```swift
+    /// let r = RJResult(value: 42)
+    /// print(r.value as? Int ?? 0, r.error == nil, r.done)   // 42 true false
+    /// ```
     public init(value: Any? = nil, error: (any Error)? = nil, done: Bool = false) {
         self.value = value
         self.error = error
