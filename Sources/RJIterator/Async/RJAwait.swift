@@ -244,7 +244,7 @@ public func rj_awaitValue<T>(_ promise: Promise<T>) throws -> T {
 /// ```swift
 /// let data = try rj_awaitValue { done in session.load(url, completion: done) }
 /// ```
-public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void) throws -> T {
+public func rj_awaitValue<T>(_ task: @Sendable (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void) throws -> T {
     let result = rj_await { callback in
         task { outcome in
             switch outcome {
@@ -263,7 +263,7 @@ public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (R
 /// ```swift
 /// let user: User = try rj_awaitValue { done in api.fetchUser(id: 7, completion: done) }
 /// ```
-public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (T?, (any Error)?) -> Void) -> Void) throws -> T {
+public func rj_awaitValue<T>(_ task: @Sendable (@escaping @Sendable (T?, (any Error)?) -> Void) -> Void) throws -> T {
     let result = rj_await { callback in task { value, error in callback(value, error) } }
     return try result.typedValue(as: T.self)
 }
@@ -275,7 +275,7 @@ public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (T
 /// let answer: Int = try rj_awaitValue { done in compute(completion: done) }
 /// ```
 @_disfavoredOverload
-public func rj_awaitValue<T>(_ task: @escaping @Sendable (@escaping @Sendable (T) -> Void) -> Void) throws -> T {
+public func rj_awaitValue<T>(_ task: @Sendable (@escaping @Sendable (T) -> Void) -> Void) throws -> T {
     let result = rj_await { callback in task { value in callback(value, nil) } }
     return try result.typedValue(as: T.self)
 }
