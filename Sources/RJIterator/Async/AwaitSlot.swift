@@ -15,7 +15,8 @@ struct UncheckedBox<T>: @unchecked Sendable {
 /// task's driver arms the slot once the body has suspended, so a completion can never resume
 /// a body that is still running.
 ///
-/// One object per task, made with it: an await allocates nothing but its callback's token.
+/// One object per task, made with it: an await allocates at most its callback's token, and
+/// none when the work kept no reference to the previous await's token (`spareToken`).
 final class AwaitSlot: @unchecked Sendable {
     /// The current await's generation and whether it has completed: `generation << 1 | 1`
     /// once completed. Written by `begin` (the body, when nothing can complete the previous
