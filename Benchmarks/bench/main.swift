@@ -106,6 +106,24 @@ let createRunRelease = Row(switchGroup, "create + first next + release (pooled)"
     }
 }
 
+/// What the previous row allocates, without a coroutine: an object holding a closure that
+/// captures the loop's index (a generator and its body), made, called once and freed.
+final class AllocationsOnly {
+    let body: () -> Int
+    init(_ body: @escaping () -> Int) { self.body = body }
+}
+/// Where each object goes, so that the optimiser cannot keep it on the stack: the next store
+/// frees the previous one.
+nonisolated(unsafe) var allocationsSink: AllocationsOnly?
+let allocationsOnly = Row(switchGroup, "the same two allocations, no coroutine", note: "an object and a closure context") { n in
+    for i in 0..<n {
+        let object = AllocationsOnly { i }
+        blackHole(object.body())
+        allocationsSink = object
+    }
+    allocationsSink = nil
+}
+
 let asyncGroup = "rj_async / rj_await (per await)"
 let bodyQueue = DispatchQueue(label: "bench.async.body")
 let otherQueue = DispatchQueue(label: "bench.async.other")
@@ -221,7 +239,7 @@ if bench.wanted(semaphores.name) {
 }
 
 bench.measure([rawFast, rawInline, rawInlineFPU, rawUContext, v8Generator, pythonGenerator, generatorNext, generatorNextUContext, rjIteratorNext, anyEchoNext, createRunRelease,
-               awaitCompleted, awaitFulfilled, asyncStream, checkedContinuation, semaphores])
+               allocationsOnly,               awaitCompleted, awaitFulfilled, asyncStream, checkedContinuation, semaphores])
 if bench.wanted(semaphores.name) {
     pingPong.stop = true
     pingPong.ping.signal()
@@ -370,6 +388,24 @@ let gcdMany = Row(promiseGroup, "GCD: 10,000 blocks on a concurrent queue", note
         group.wait()
     }
 }
+/// GCD's 10,000 blocks with what the promise row allocates besides the block and its
+/// closure: three more objects per block (the promise, the derived promise and the `then`'s
+/// closure there), made in the loop and freed on the worker that runs the block.
+let gcdManyAllocating = Row(promiseGroup, "GCD: 10,000 blocks + 3 objects each", note: "a pending promise's allocations, no promise") { n in
+    final class Object: @unchecked Sendable { var x = 0 }
+    inBatches(n) { size in
+        let group = DispatchGroup()
+        for _ in 0..<size {
+            group.enter()
+            let objects = (Object(), Object(), Object())
+            concurrentQueue.async {
+                blackHole(objects)
+                group.leave()
+            }
+        }
+        group.wait()
+    }
+}
 let promiseMany = Row(promiseGroup, "10,000 pending promises + then, resolved in a loop", note: "per promise; concurrent queue") { n in
     inBatches(n) { size in
         let group = DispatchGroup()
@@ -385,7 +421,8 @@ let promiseMany = Row(promiseGroup, "10,000 pending promises + then, resolved in
         group.wait()
     }
 }
-for (a, b) in [(gcd1, promise1), (gcd2, promise2), (gcd3, promise3), (gcdMany, promiseMany)] { bench.measure([a, b]) }
+for (a, b) in [(gcd1, promise1), (gcd2, promise2), (gcd3, promise3)] { bench.measure([a, b]) }
+bench.measure([gcdMany, promiseMany, gcdManyAllocating])
 
 // ---- rj_await across queues ---------------------------------------------------------------
 
@@ -502,6 +539,8 @@ bench.ratio("RJIterator.next / Python generator send", rjIteratorNext, over: pyt
 bench.ratio("RJIterator.next / Generator.next", rjIteratorNext, over: generatorNext, target: 2.0)
 bench.ratio("RJIterator.next / its Any? traffic without a switch", rjIteratorNext, over: anyEchoNext, target: nil)
 bench.ratio("create + run + release / raw fast switch", createRunRelease, over: rawFast, target: 5.0)
+bench.ratio("create + run + release / its allocations alone", createRunRelease, over: allocationsOnly, target: nil)
+bench.ratio("the allocations alone / raw fast switch", allocationsOnly, over: rawFast, target: nil)
 bench.ratio("rj_await, completed task / Generator.next", awaitCompleted, over: generatorNext, target: 8.0)
 bench.ratio("rj_await, fulfilled promise / Generator.next", awaitFulfilled, over: generatorNext, target: 8.0)
 bench.ratio("Generator.next, ucontext / raw swapcontext", generatorNextUContext, over: rawUContext, target: nil)
@@ -514,6 +553,10 @@ bench.ratio("promise + 1 then / GCD", promise1, over: gcd1, target: 1.25)
 bench.ratio("promise + 2 thens / GCD", promise2, over: gcd2, target: 1.5)
 bench.ratio("promise + 3 thens / GCD", promise3, over: gcd3, target: 1.5)
 bench.ratio("10,000 pending promises / GCD", promiseMany, over: gcdMany, target: 1.5)
+bench.ratio("GCD + 3 objects each / GCD", gcdManyAllocating, over: gcdMany, target: nil,
+            "(information: the allocations alone)")
+bench.ratio("10,000 pending promises / GCD + 3 objects each", promiseMany, over: gcdManyAllocating, target: nil,
+            "(information: what the promises add)")
 bench.ratio("rj_await hop / bare round trip", awaitHop, over: bareHop, target: 1.2)
 bench.ratio("node, 10 listeners / direct calls", nodeListeners, over: directCalls, target: nil,
             "(information: must not grow; was 2.5x-4x)")
