@@ -44,9 +44,11 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// Makes a generator with a checked `stackSize` (0: the default).
     @inlinable
     init(checkedStackSize stackSize: Int, body: @escaping (Yielder<Element, Input>) throws -> Return) {
-        self.body = body
-        self.stackSize = stackSize
+        // Read first: an opaque call between storing `body` and the end of the initialiser makes
+        // the optimiser keep a retain and a release of the closure's context around it.
         self.backend = rj_default_backend()
+        self.stackSize = stackSize
+        self.body = body
         // No strong reference to the generator may live on its own stack, or a suspended
         // generator could never be released: go through Unmanaged, never through a cast that
         // hands back an owned reference.

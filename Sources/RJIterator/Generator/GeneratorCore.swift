@@ -164,7 +164,7 @@ public class _RJCoroutineHost {
     @usableFromInline @exclusivity(unchecked) final var client: Unmanaged<AnyObject>?
     @usableFromInline @exclusivity(unchecked) final var releasePolicy = ReleasePolicy.close
 
-    @usableFromInline init(main: @escaping (UnsafeMutableRawPointer) -> Void) {
+    @inlinable init(main: @escaping (UnsafeMutableRawPointer) -> Void) {
         self.main = main
     }
 
@@ -223,8 +223,9 @@ func initializeOver<T>(_ slot: UnsafeMutablePointer<T>, with value: consuming T)
 /// hold a strong reference, or a suspended generator could never be freed.
 @usableFromInline
 let coroutineEntry: rj_coro_entry = { arg in
-    let main = Unmanaged<_RJCoroutineHost>.fromOpaque(arg!)._withUnsafeGuaranteedRef { $0.main }
-    main(arg!)
+    // `main` is called where it is stored, not copied out: a copy is a retain and a release of
+    // its context (nil, but two calls into the runtime for every generator).
+    Unmanaged<_RJCoroutineHost>.fromOpaque(arg!)._withUnsafeGuaranteedRef { $0.main(arg!) }
 }
 
 extension _RJCoroutineHost {
