@@ -51,6 +51,53 @@ final class GeneratorTests: XCTestCase {
         XCTAssertEqual(gen.state, .completed)
     }
 
+    /// A return value is kept for the later `next` calls in one of two ways: a trivial value of
+    /// at most three words in the generator's own bytes, anything else boxed in an `Any`. Each
+    /// layout at the edge of the two, and a class instance, which is released with the
+    /// generator.
+    func testReturnedValueOfEveryLayoutRepeatsAndIsReleasedWithTheGenerator() throws {
+        struct Three: Equatable { var a: Int, b: Int, c: Int }           // 24 bytes: kept inline
+        struct Four: Equatable { var a: Int, b: Int, c: Int, d: Int }     // 32 bytes: boxed
+        struct Odd: Equatable { var a: UInt8, b: Int32, c: Double }     // padded: kept inline
+        func returnsTwice<R: Equatable>(_ value: R, line: UInt = #line) throws {
+            let gen = Generator<Int, Void, R> { y in
+                try y.yield(1)
+                return value
+            }
+            XCTAssertEqual(try gen.next(), .yielded(1), line: line)
+            XCTAssertEqual(try gen.next(), .returned(value), line: line)
+            XCTAssertEqual(try gen.next(), .returned(value), line: line)
+            XCTAssertEqual(try gen.return(value), .returned(value), line: line)
+            XCTAssertEqual(try gen.next(), .returned(value), line: line)
+        }
+        try returnsTwice(-7)
+        try returnsTwice(Three(a: 1, b: -2, c: .max))
+        try returnsTwice(Four(a: 1, b: 2, c: 3, d: .min))
+        try returnsTwice(Odd(a: 200, b: -5, c: 2.5))
+        try returnsTwice("a string long enough to be stored out of line, not in the String itself")
+        try returnsTwice([1, 2, 3])
+        let void = Generator<Int, Void, Void> { _ in }
+        guard case .returned = try void.next(), case .returned = try void.next() else {
+            return XCTFail("a Void body's end is reported again")
+        }
+
+        final class Token {}
+        weak var released: Token?
+        do {
+            let gen = Generator<Int, Void, Token> { _ in
+                let token = Token()
+                released = token
+                return token
+            }
+            guard case .returned(let first) = try gen.next(), case .returned(let again) = try gen.next() else {
+                return XCTFail("the object is returned twice")
+            }
+            XCTAssertTrue(first === again)
+            XCTAssertNotNil(released)
+        }
+        XCTAssertNil(released, "the kept return value is released with its generator")
+    }
+
     func testBodyErrorIsThrownAndRepeats() throws {
         let gen = Generator<Int, Void, Void> { y in
             try y.yield(1)

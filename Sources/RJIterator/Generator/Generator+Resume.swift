@@ -19,7 +19,7 @@ extension Generator {
         if let resultBox {
             resultBox.assumingMemoryBound(to: Outcome<Return>?.self).initialize(to: outcome)
         } else {
-            keepOutcome(ErasedOutcome(outcome))  // closing on release
+            keepOutcome(outcome)  // closing on release
         }
     }
 
@@ -154,7 +154,7 @@ extension Generator {
 
     @inlinable
     func complete(_ outcome: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
-        keepOutcome(ErasedOutcome(outcome))
+        keepOutcome(outcome)
         stateWord.store(.completed, ordering: .releasing)
         switch outcome {
         case .returned(let value): return .returned(value)
@@ -173,11 +173,9 @@ extension Generator {
         case .throwing(let error): throw error
         case .next, .start, .close: break
         }
-        switch erasedOutcome {
-        case .returned(let value): return .returned(value as! Return)
-        case .threw(let error): throw error
-        case .closed, .none: throw GeneratorError.closed
-        }
+        if let value = keptReturn(as: Return.self) { return .returned(value) }
+        if case .threw(let error) = erasedOutcome { throw error }
+        throw GeneratorError.closed
     }
 
     /// One step of a delegation (`yieldAll`): `nil` when the operation completed this
