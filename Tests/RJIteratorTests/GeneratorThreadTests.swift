@@ -71,6 +71,38 @@ final class GeneratorThreadTests: XCTestCase {
         XCTAssertEqual(seen.sorted(), Array(0..<total))
     }
 
+    func testRacingFirstResumesStartTheBodyOnce() throws {
+        // Two threads call the first `next` of each of many fresh generators at once: the
+        // body starts exactly once, the losing call gets alreadyRunning or (if it came after)
+        // the next step, and no step is lost or repeated.
+        final class Counter: @unchecked Sendable {
+            let lock = NSLock()
+            var starts = 0
+            var steps: [Int] = []
+            var otherErrors = 0
+        }
+        for _ in 0..<300 {
+            let counter = Counter()
+            let gen = Generator<Int, Void, Void> { y in
+                counter.lock.withLock { counter.starts += 1 }
+                try y.yield(0)
+                try y.yield(1)
+            }
+            let box = UnsafeTransfer(gen)
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                do {
+                    if case .yielded(let v) = try box.value.next() { counter.lock.withLock { counter.steps.append(v) } }
+                } catch GeneratorError.alreadyRunning {
+                } catch {
+                    counter.lock.withLock { counter.otherErrors += 1 }
+                }
+            }
+            XCTAssertEqual(counter.starts, 1)
+            XCTAssertEqual(counter.otherErrors, 0)
+            XCTAssertTrue(counter.steps == [0] || counter.steps.sorted() == [0, 1], "\(counter.steps)")
+        }
+    }
+
     struct Accumulator {
         var total = 0
         mutating func run(_ y: Yielder<Int, Void>) throws {

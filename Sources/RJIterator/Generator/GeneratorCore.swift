@@ -149,6 +149,11 @@ public class _RJCoroutineHost {
     /// body, and the generator could then never be released.)
     @usableFromInline final let main: (UnsafeMutableRawPointer) -> Void
     @usableFromInline final let stateWord = RJAtomic<GeneratorState>(.created)
+    /// `true` until the first `acquire`: that one tries `created` first. A compare-exchange
+    /// that fails costs as much as one that succeeds (about 2.5 ns, 2% of making and running a
+    /// generator), and every later `acquire` expects `suspended`; the load of this hint is not
+    /// in the way of that compare-exchange, whose expected value is a constant.
+    @usableFromInline final let mayBeFresh = RJAtomic<Bool>(true)
     /// The resumer's `Element?` local the body writes a yielded value into.
     @usableFromInline @exclusivity(unchecked) final var outbox: UnsafeMutableRawPointer?
     /// The body's `ResumeSignal<Input>?` local the resumer writes the next signal into.
@@ -271,6 +276,14 @@ extension _RJCoroutineHost {
     /// every operation starts with; the caller that took `running` gives it back.
     @inlinable @inline(__always)
     final func acquire() -> Acquisition {
+        if mayBeFresh.load(ordering: .relaxed) {
+            // Only an `acquire` moves a generator out of `created`: after the first, this is
+            // false, and a thread that still reads true fails here and looks below.
+            mayBeFresh.store(false, ordering: .relaxed)
+            let (started, _) = stateWord.compareExchange(
+                expected: .created, desired: .running, ordering: .acquiringAndReleasing)
+            if started { return .created }
+        }
         while true {
             let (took, seen) = stateWord.compareExchange(
                 expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
