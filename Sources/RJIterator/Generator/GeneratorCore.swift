@@ -110,10 +110,10 @@ enum Outcome<Return> {
 enum ErasedOutcome {
     case none
     case returned(Any)
-    /// Returned a trivial value of at most three words, kept in the host's `inlineReturn`:
-    /// nothing to destroy (an `Any` is destroyed through its type's value witnesses, even for
-    /// an `Int`: about 3% of a create + run + release).
-    case returnedInline
+    /// Returned a trivial value of at most three words, kept as its bytes: nothing to destroy
+    /// (an `Any` is destroyed through its type's value witnesses, even for an `Int`: about 3%
+    /// of a create + run + release). No larger than `returned`'s payload.
+    case returnedInline(UInt64, UInt64, UInt64)
     case threw(any Error)
     case closed
 }
@@ -164,8 +164,6 @@ public class _RJCoroutineHost {
     /// a typed signal, so closing needs no type information.
     @usableFromInline @exclusivity(unchecked) final var closingOnRelease = false
     @usableFromInline @exclusivity(unchecked) final var erasedOutcome = ErasedOutcome.none
-    /// The return value's bytes when `erasedOutcome` is `returnedInline`.
-    @usableFromInline @exclusivity(unchecked) final var inlineReturn: (UInt64, UInt64, UInt64) = (0, 0, 0)
     /// The value of a `return(_:)` on its way to the body's `yield` (see `takeExit`).
     @usableFromInline @exclusivity(unchecked) final var pendingReturn: PendingReturn?
     /// The object built on this generator by a layer above (unretained: that object owns the
@@ -313,12 +311,13 @@ extension _RJCoroutineHost {
         initializeOver(&erasedOutcome, with: outcome)
     }
 
-    /// Keeps how the body ended, a small trivial return value in `inlineReturn`.
+    /// Keeps how the body ended, a small trivial return value as its bytes.
     @inlinable @inline(__always)
     final func keepOutcome<Return>(_ outcome: Outcome<Return>) {
         if case .returned(let value) = outcome, ErasedOutcome.keepsInline(Return.self) {
-            withUnsafeMutableBytes(of: &inlineReturn) { $0.storeBytes(of: value, as: Return.self) }
-            keepOutcome(ErasedOutcome.returnedInline)
+            var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &bytes) { $0.storeBytes(of: value, as: Return.self) }
+            keepOutcome(ErasedOutcome.returnedInline(bytes.0, bytes.1, bytes.2))
         } else {
             keepOutcome(ErasedOutcome(outcome))
         }
@@ -329,7 +328,7 @@ extension _RJCoroutineHost {
     final func keptReturn<Return>(as _: Return.Type) -> Return? {
         switch erasedOutcome {
         case .returned(let value): return (value as! Return)
-        case .returnedInline: return withUnsafeBytes(of: inlineReturn) { $0.load(as: Return.self) }
+        case .returnedInline(let a, let b, let c): return withUnsafeBytes(of: (a, b, c)) { $0.load(as: Return.self) }
         case .none, .threw, .closed: return nil
         }
     }
