@@ -7,6 +7,15 @@
 #include "rj_internal.h"
 
 #include <time.h>
+#if defined(__GLIBC__)
+#  include <malloc.h>
+#endif
+
+void rj_bench_trim_heap(void) {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
 
 typedef struct {
     rj_coro *self;

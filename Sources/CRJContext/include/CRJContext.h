@@ -344,6 +344,10 @@ typedef enum {
  * per round trip, or -1 if the variant is not available here or the build is
  * sanitized (an unannotated switch would confuse the sanitizer). */
 double rj_bench_floor(rj_floor_variant variant, uint64_t iterations);
+/* For the benchmark: merges the allocator's free chunks and gives unused memory
+ * back to the system (glibc's malloc_trim; nothing elsewhere), so that a set of
+ * rows does not measure what the sets before it left in the heap. */
+void rj_bench_trim_heap(void);
 
 #ifdef __cplusplus
 }
