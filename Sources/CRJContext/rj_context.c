@@ -408,7 +408,6 @@ void rj_coro_suspend(rj_coro *c) {
     rj_tools_arrived(c);
 }
 
-void rj_coro_set_owner(rj_coro *c, void *owner) { c->owner = owner; }
 rj_backend rj_coro_backend(const rj_coro *c) { return (rj_backend)c->backend; }
 size_t rj_coro_stack_size(const rj_coro *c) { return rj_stack_bytes(c); }
 void *rj_coro_stack_bottom(const rj_coro *c) { return c->stack_lo; }

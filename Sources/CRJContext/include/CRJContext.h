@@ -66,10 +66,6 @@ void rj_coro_suspend(rj_coro *_Nonnull c);
 void rj_coro_destroy(rj_coro *_Nonnull c);
 
 
-/* An opaque pointer for the layer above: the Swift object that owns the
- * coroutine, unretained. */
-void rj_coro_set_owner(rj_coro *_Nonnull c, void *_Nullable owner);
-
 /* The backend c switches with. */
 rj_backend rj_coro_backend(const rj_coro *_Nonnull c);
 
@@ -81,7 +77,8 @@ void *_Nonnull rj_coro_stack_bottom(const rj_coro *_Nonnull c);
 
 /* ---- Hot accessors, inline ---------------------------------------------
  * The first fields of every rj_coro, public so that the accessors a switch
- * needs compile inline into the Swift layer. Read-only outside rj_context.c. */
+ * needs compile inline into the Swift layer. Read-only outside rj_context.c, but
+ * for owner (rj_coro_set_owner). */
 typedef struct rj_coro_head {
     void *_Nullable sp;
     void *_Nullable caller_sp;
@@ -95,6 +92,12 @@ typedef struct rj_coro_head {
      * no sanitizer); 0: through rj_coro_resume / rj_coro_suspend only. */
     unsigned char switches_inline;
 } rj_coro_head;
+
+/* An opaque pointer for the layer above: the Swift object that owns the
+ * coroutine, unretained. Inline: every generator sets it once, as it starts. */
+static inline void rj_coro_set_owner(rj_coro *_Nonnull c, void *_Nullable owner) {
+    ((rj_coro_head *)(void *)c)->owner = owner;
+}
 
 /* The coroutine running on this thread (NULL on a thread's own stack).
  *
