@@ -143,7 +143,7 @@ final class Bench {
         // how fast an allocation-bound row runs. Measured: 32 bytes more in the generator
         // object alone took the 10,000-pending-promises row from 668-738 to 1,340-1,920 ns
         // in full runs, and not in runs of that row alone.
-        trimHeap()
+        rj_bench_trim_heap()
         progress("\(chosen[0].group): \(chosen.count) row(s), \(samplesPerRow) rounds")
         for row in chosen {
             if let body = row.body {
@@ -314,9 +314,4 @@ func printJSON(_ rows: [Row], _ ratios: [Ratio], meta: [(String, JSON)]) {
         })),
     ])
     print(doc.render())
-}
-
-/// Merges the allocator's free chunks and gives unused memory back to the system.
-func trimHeap() {
-    rj_bench_trim_heap()
 }

@@ -19,7 +19,7 @@ extension Generator {
         if let resultBox {
             resultBox.assumingMemoryBound(to: Outcome<Return>?.self).initialize(to: outcome)
         } else {
-            keepOutcome(outcome)  // closing on release
+            keepOutcome(ErasedOutcome(outcome))  // closing on release
         }
     }
 
@@ -154,7 +154,7 @@ extension Generator {
 
     @inlinable
     func complete(_ outcome: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
-        keepOutcome(outcome)
+        keepOutcome(ErasedOutcome(outcome))
         stateWord.store(.completed, ordering: .releasing)
         switch outcome {
         case .returned(let value): return .returned(value)

@@ -311,18 +311,6 @@ extension _RJCoroutineHost {
         initializeOver(&erasedOutcome, with: outcome)
     }
 
-    /// Keeps how the body ended, a small trivial return value as its bytes.
-    @inlinable @inline(__always)
-    final func keepOutcome<Return>(_ outcome: Outcome<Return>) {
-        if case .returned(let value) = outcome, ErasedOutcome.keepsInline(Return.self) {
-            var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
-            withUnsafeMutableBytes(of: &bytes) { $0.storeBytes(of: value, as: Return.self) }
-            keepOutcome(ErasedOutcome.returnedInline(bytes.0, bytes.1, bytes.2))
-        } else {
-            keepOutcome(ErasedOutcome(outcome))
-        }
-    }
-
     /// The return value kept by `keepOutcome`, if the body returned.
     @inlinable
     final func keptReturn<Return>(as _: Return.Type) -> Return? {
@@ -342,7 +330,7 @@ extension _RJCoroutineHost {
 }
 
 extension ErasedOutcome {
-    /// Whether a returned `Return` is kept in the host's `inlineReturn` bytes.
+    /// Whether a returned `Return` is kept as its bytes (`returnedInline`).
     @inlinable
     static func keepsInline<Return>(_: Return.Type) -> Bool {
         _isPOD(Return.self) && MemoryLayout<Return>.size <= 24 && MemoryLayout<Return>.alignment <= 8
@@ -351,6 +339,10 @@ extension ErasedOutcome {
     @inlinable
     init<Return>(_ outcome: Outcome<Return>) {
         switch outcome {
+        case .returned(let value) where Self.keepsInline(Return.self):
+            var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &bytes) { $0.storeBytes(of: value, as: Return.self) }
+            self = .returnedInline(bytes.0, bytes.1, bytes.2)
         case .returned(let value): self = .returned(value)
         case .threw(let error): self = .threw(error)
         case .closed: self = .closed
