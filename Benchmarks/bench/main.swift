@@ -239,7 +239,7 @@ if bench.wanted(semaphores.name) {
 }
 
 bench.measure([rawFast, rawInline, rawInlineFPU, rawUContext, v8Generator, pythonGenerator, generatorNext, generatorNextUContext, rjIteratorNext, anyEchoNext, createRunRelease,
-               allocationsOnly,               awaitCompleted, awaitFulfilled, asyncStream, checkedContinuation, semaphores])
+               allocationsOnly, awaitCompleted, awaitFulfilled, asyncStream, checkedContinuation, semaphores])
 if bench.wanted(semaphores.name) {
     pingPong.stop = true
     pingPong.ping.signal()

@@ -44,9 +44,9 @@ protocol ZipQueues: AnyObject, Sendable {
 /// A first-in first-out queue of one zip input's values. `Array.removeFirst` moves every
 /// remaining value, which made a zip of a fast input and a slow one quadratic in the backlog:
 /// values are taken from a moving head instead, and the array compacted once half of it is
-/// taken.
+/// taken. A taken value's slot is emptied at once, so the queue does not keep it alive.
 struct ZipFIFO<T> {
-    private var items: [T] = []
+    private var items: [T?] = []
     private var head = 0
 
     var isEmpty: Bool { head == items.count }
@@ -55,7 +55,7 @@ struct ZipFIFO<T> {
 
     /// The oldest value; the queue must not be empty.
     mutating func removeFirst() -> T {
-        let value = items[head]
+        let value = items[head].take().unsafelyUnwrapped
         head += 1
         if head == items.count {
             items.removeAll(keepingCapacity: true)

@@ -73,6 +73,31 @@ final class NodeCombinationTests: XCTestCase {
         XCTAssertEqual(printed.all, (0...150).map { "\($0)-\($0)" })
     }
 
+    /// A value the zip has delivered is not kept by its queue: once the zipped node's own
+    /// value has moved on, nothing holds it (the queue empties a taken slot at once, not when
+    /// it next compacts).
+    func testZipReleasesADeliveredValue() {
+        final class Token: Sendable {}
+        let owner = Owner()
+        let a = MutableNode(Token())
+        let b = MutableNode(0)
+        let zipped = a.zip(b)
+        let listening = zipped.listenedBy(owner).withBlock { _ in }
+        weak var first: Token?
+        do {
+            let token = Token()
+            first = token
+            a.value = token
+        }
+        a.value = Token()
+        a.value = Token()   // a backlog of three on `a`
+        b.value = 1         // delivers the first token
+        XCTAssertNotNil(first, "the zipped node's value holds it")
+        b.value = 2         // the zipped node moves on; two of `a`'s three are taken
+        XCTAssertNil(first, "a delivered value is released once nothing but the queue could hold it")
+        listening.cancel()
+    }
+
     func testZipOfThreeAndFour() {
         let a = MutableNode(1), b = MutableNode("b"), c = MutableNode(true), d = MutableNode(2.5)
         XCTAssertEqual(a.zip(b, c).value.map { "\($0.0)\($0.1)\($0.2)" }, "1btrue")
