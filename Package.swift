@@ -31,7 +31,11 @@ let package = Package(
         // Bridges between the parts (a node's value as a promise, rj_await of a node), so that
         // the parts themselves depend on nothing new.
         .target(name: "RJBridges", dependencies: ["RJNodes", "RJPromises", "RJIterator"], path: "Sources/RJBridges"),
-        .executableTarget(name: "bench", dependencies: ["RJIterator", "CRJContext", "RJPromises", "RJNodes"], path: "Benchmarks/bench"),
+        // The benchmark, one file per area (Benchmarks/bench/<Area>/), and its floor: bare
+        // switches in C, benchmark code that no library target links.
+        .executableTarget(name: "bench", dependencies: ["RJIterator", "CRJContext", "CRJBenchFloor", "RJPromises", "RJNodes"],
+                          path: "Benchmarks/bench"),
+        .target(name: "CRJBenchFloor", dependencies: ["CRJContext"], path: "Benchmarks/CRJBenchFloor"),
         // The seed's login example, with callbacks and with rj_async/rj_await: `swift run demo login`.
         .executableTarget(name: "demo", dependencies: ["RJIterator"], path: "Examples/demo"),
         // A tiny program the tests run in a child process, for behaviour that ends a process

@@ -43,6 +43,19 @@ void rj_prepare_thread(void) {
     rj_swift_state_prepare_thread();
 }
 
+/* What the set-up found out about the Swift runtime (rj_swift_state.c), asked
+ * here so that the calls run one way: this file calls rj_swift_state.c, never
+ * the reverse. */
+int rj_exclusivity_fast_path(void) {
+    if (!rj_thread_prepared) rj_prepare_thread();
+    return rj_excl_head != NULL;
+}
+
+int rj_task_locals_tracked(void) {
+    if (!rj_thread_prepared) rj_prepare_thread();
+    return rj_tl_slot != NULL;
+}
+
 /* ---- Configuration ------------------------------------------------------- */
 
 static rj_backend rj_cfg_backend = RJ_HAVE_FAST ? RJ_BACKEND_FAST : RJ_BACKEND_UCONTEXT;
@@ -53,6 +66,7 @@ int rj_switches_inline_by_default(void) {
 }
 rj_backend rj_default_backend(void) { return __atomic_load_n(&rj_cfg_backend, __ATOMIC_RELAXED); }
 void rj_set_default_backend(rj_backend backend) {
+    if (backend != RJ_BACKEND_FAST && backend != RJ_BACKEND_UCONTEXT) return;
     if (backend == RJ_BACKEND_FAST && !RJ_HAVE_FAST) return;
     __atomic_store_n(&rj_cfg_backend, backend, __ATOMIC_RELAXED);
 }
@@ -60,26 +74,11 @@ void rj_set_default_backend(rj_backend backend) {
 const char *rj_backend_name(rj_backend backend) {
     if (backend == RJ_BACKEND_UCONTEXT) return "ucontext";
 #if RJ_HAVE_FAST && defined(__x86_64__)
-    return "fast (x86_64 sysv)";
+    return backend == RJ_BACKEND_FAST_OUT_OF_LINE ? "fast, out of line (x86_64 sysv)" : "fast (x86_64 sysv)";
 #elif RJ_HAVE_FAST && defined(__aarch64__)
-    return "fast (arm64 aapcs64)";
+    return backend == RJ_BACKEND_FAST_OUT_OF_LINE ? "fast, out of line (arm64 aapcs64)" : "fast (arm64 aapcs64)";
 #else
     return "ucontext";
-#endif
-}
-
-uint64_t rj_fpu_control_state(void) {
-#if defined(__x86_64__)
-    uint32_t mxcsr;
-    uint16_t fpcw;
-    __asm__ volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(fpcw));
-    return ((uint64_t)fpcw << 32) | mxcsr;
-#elif defined(__aarch64__)
-    uint64_t fpcr;
-    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
-    return fpcr;
-#else
-    return 0;
 #endif
 }
 
@@ -288,11 +287,7 @@ void rj_prepare_fast(rj_coro *c) {
     rj_frame_put(frame, RJ_X86_RET, (uint64_t)(uintptr_t)rj_trampoline);
     /* MXCSR and x87 control word: copy the creating thread's, so a coroutine
      * starts with the rounding mode and exception masks its creator had. */
-    uint32_t mxcsr;
-    uint16_t fpcw;
-    __asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
-    __asm__ volatile("fnstcw %0" : "=m"(fpcw));
-    rj_frame_put(frame, RJ_X86_FPU, ((uint64_t)fpcw << 32) | mxcsr);
+    rj_frame_put(frame, RJ_X86_FPU, rj_fpu_control_state());
 #elif defined(__aarch64__)
     char *frame = (char *)(top - RJ_A64_FRAME);
     memset(frame, 0, RJ_A64_FRAME);
@@ -321,9 +316,12 @@ rj_coro *rj_coro_create(size_t stack_size, rj_backend backend, rj_coro_entry ent
     c->resumer = NULL;
     c->exclusivity[0] = c->exclusivity[1] = 0;
     c->tl_head = c->tl_bottom = c->tl_resumer_head = NULL;
-    c->backend = (unsigned char)(RJ_HAVE_FAST ? backend : RJ_BACKEND_UCONTEXT);
+    int out_of_line = backend == RJ_BACKEND_FAST_OUT_OF_LINE;
+    if (out_of_line) backend = RJ_BACKEND_FAST;
+    c->backend = (unsigned char)(RJ_HAVE_FAST && backend == RJ_BACKEND_FAST ? RJ_BACKEND_FAST : RJ_BACKEND_UCONTEXT);
     /* Sanitized builds switch in C, where the fiber annotations sit right at the switch. */
-    c->switches_inline = (unsigned char)(RJ_HAVE_INLINE_SWITCH && !RJ_ASAN && !RJ_TSAN && c->backend == RJ_BACKEND_FAST);
+    c->switches_inline = (unsigned char)(RJ_HAVE_INLINE_SWITCH && !RJ_ASAN && !RJ_TSAN && !out_of_line &&
+                                         c->backend == RJ_BACKEND_FAST);
 #if RJ_HAVE_FAST
     if (c->backend == RJ_BACKEND_FAST) {
         rj_prepare_fast(c);
@@ -409,5 +407,4 @@ void rj_coro_suspend(rj_coro *c) {
 }
 
 rj_backend rj_coro_backend(const rj_coro *c) { return (rj_backend)c->backend; }
-size_t rj_coro_stack_size(const rj_coro *c) { return rj_stack_bytes(c); }
 void *rj_coro_stack_bottom(const rj_coro *c) { return c->stack_lo; }

@@ -161,11 +161,8 @@ RJ_HIDDEN void rj_prepare_thread(void);
 extern _Thread_local int rj_thread_prepared;
 extern _Thread_local rj_coro *rj_current;
 
-/* Assembly (switch_*.S). rj_switch saves the callee-saved registers on the
- * current stack, stores the stack pointer in *from_sp, loads to_sp and
- * restores the registers saved there. */
+/* Assembly (switch_*.S); rj_switch itself is declared in CRJContext.h. */
 #if RJ_HAVE_FAST
-RJ_HIDDEN void rj_switch(void **from_sp, void *to_sp);
 RJ_HIDDEN void rj_trampoline(void);
 RJ_HIDDEN void rj_trampoline_inline(void);
 /* Writes the first frame of a new fast-backend coroutine: the inline switch's

@@ -173,8 +173,14 @@ static int rj_install_guard(char *base, size_t guard) {
     return mprotect(base, guard, PROT_NONE);
 }
 
-static rj_coro *rj_map_stack(size_t stack_size) {
+/* The mapping a stack of stack_size usable bytes takes: the guard, then the
+ * stack and its header rounded up to whole pages. */
+static size_t rj_map_size_for(size_t stack_size) {
     size_t page = rj_page_size();
+    return rj_guard_size() + ((stack_size + sizeof(rj_coro) + page - 1) & ~(page - 1));
+}
+
+static rj_coro *rj_map_stack(size_t stack_size) {
     size_t guard = rj_guard_size();
     if (stack_size > ((size_t)1 << 46)) {
         rj_set_error("RJIterator: cannot allocate a generator stack of %zu KiB: larger than any "
@@ -182,8 +188,7 @@ static rj_coro *rj_map_stack(size_t stack_size) {
                      stack_size / RJ_KIB);
         return NULL;
     }
-    size_t body = (stack_size + sizeof(rj_coro) + page - 1) & ~(page - 1);
-    size_t map_size = guard + body;
+    size_t map_size = rj_map_size_for(stack_size);
     char *base = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) {
@@ -215,11 +220,6 @@ static rj_coro *rj_map_stack(size_t stack_size) {
 static void rj_unmap_stack(rj_coro *c) {
     munmap(c->map_base, c->map_size);
     __atomic_fetch_sub(&rj_mapped_count, 1, __ATOMIC_RELAXED);
-}
-
-static size_t rj_map_size_for(size_t stack_size) {
-    size_t page = rj_page_size();
-    return rj_guard_size() + ((stack_size + sizeof(rj_coro) + page - 1) & ~(page - 1));
 }
 
 rj_coro *rj_stack_acquire(size_t stack_size) {

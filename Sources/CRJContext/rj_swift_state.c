@@ -275,13 +275,3 @@ void rj_swift_state_prepare_thread(void) {
     rj_find_task_local_slot();
 #endif
 }
-
-int rj_exclusivity_fast_path(void) {
-    if (!rj_thread_prepared) rj_prepare_thread();
-    return rj_excl_head != NULL;
-}
-
-int rj_task_locals_tracked(void) {
-    if (!rj_thread_prepared) rj_prepare_thread();
-    return rj_tl_slot != NULL;
-}

@@ -33,7 +33,6 @@
 
     .text
     .globl SYM(rj_switch)
-    RJ_ASM_HIDDEN(rj_switch)
     RJ_ASM_TYPE(rj_switch)
     .p2align 4
 SYM(rj_switch):

@@ -51,8 +51,11 @@ static void test_resume_suspend_finish(rj_backend backend) {
     c.self = rj_coro_create(0, backend, count_entry, &c);
     CHECK(c.self != NULL, "create: %s", rj_last_error());
     if (!c.self) return;
-    CHECK(rj_coro_backend(c.self) == (rj_fast_backend_available() ? backend : RJ_BACKEND_UCONTEXT),
+    rj_backend expected = backend == RJ_BACKEND_FAST_OUT_OF_LINE ? RJ_BACKEND_FAST : backend;
+    CHECK(rj_coro_backend(c.self) == (rj_fast_backend_available() ? expected : RJ_BACKEND_UCONTEXT),
           "backend recorded");
+    CHECK(rj_coro_switches_inline(c.self) == (backend == RJ_BACKEND_FAST && rj_switches_inline_by_default()),
+          "switches inline only with the fast backend's default (%s)", rj_backend_name(backend));
     long seen = 0;
     while (!rj_coro_resume(c.self)) {
         CHECK(c.value == seen, "value %ld, expected %ld", c.value, seen);
@@ -337,9 +340,11 @@ int main(void) {
     printf("CRJContext C tests, fast backend: %s, page %ld\n",
            rj_fast_backend_available() ? rj_backend_name(RJ_BACKEND_FAST) : "not built",
            sysconf(_SC_PAGESIZE));
-    rj_backend backends[2] = {RJ_BACKEND_FAST, RJ_BACKEND_UCONTEXT};
-    for (int b = 0; b < 2; b++) {
-        if (backends[b] == RJ_BACKEND_FAST && !rj_fast_backend_available()) continue;
+    /* The fast backend twice: through the inline switch, and through the out-of-line
+     * rj_switch that sanitized builds use. */
+    rj_backend backends[3] = {RJ_BACKEND_FAST, RJ_BACKEND_FAST_OUT_OF_LINE, RJ_BACKEND_UCONTEXT};
+    for (int b = 0; b < 3; b++) {
+        if (backends[b] != RJ_BACKEND_UCONTEXT && !rj_fast_backend_available()) continue;
         test_resume_suspend_finish(backends[b]);
         test_callee_saved(backends[b]);
         /* Under qemu-user the arm64 run forces the mprotect guard (run.sh arm64): qemu
@@ -350,6 +355,8 @@ int main(void) {
     }
     test_nesting(RJ_BACKEND_FAST, RJ_BACKEND_UCONTEXT);
     test_nesting(RJ_BACKEND_UCONTEXT, RJ_BACKEND_FAST);
+    test_nesting(RJ_BACKEND_FAST, RJ_BACKEND_FAST_OUT_OF_LINE);
+    test_nesting(RJ_BACKEND_FAST_OUT_OF_LINE, RJ_BACKEND_FAST);
     test_pool_and_counts();
     test_ids_are_never_reused();
     printf("guard: %s\n", rj_guard_uses_madvise() ? "MADV_GUARD_INSTALL" : "mprotect");

@@ -41,6 +41,11 @@ typedef void (*rj_coro_entry)(void *_Nullable arg);
 typedef enum {
     RJ_BACKEND_FAST = 0,
     RJ_BACKEND_UCONTEXT = 1,
+    /* The fast backend through the out-of-line rj_switch (below) even where
+     * the inline switch is available: what sanitized builds always do. For
+     * the C tests (which so cover both switches on both architectures) and
+     * for measurements; a coroutine made with it reports RJ_BACKEND_FAST. */
+    RJ_BACKEND_FAST_OUT_OF_LINE = 2,
 } rj_backend;
 
 /* ---- Coroutines ------------------------------------------------------- */
@@ -68,9 +73,6 @@ void rj_coro_destroy(rj_coro *_Nonnull c);
 
 /* The backend c switches with. */
 rj_backend rj_coro_backend(const rj_coro *_Nonnull c);
-
-/* Usable stack size of c, in bytes. */
-size_t rj_coro_stack_size(const rj_coro *_Nonnull c);
 
 /* The lowest usable byte of c's stack; the guard lies just below it. */
 void *_Nonnull rj_coro_stack_bottom(const rj_coro *_Nonnull c);
@@ -226,6 +228,19 @@ static inline __attribute__((always_inline)) void rj_switch_inline(void *_Nullab
 #  endif
 #endif
 
+/* The out-of-line switch (switch_*.S): saves the callee-saved registers and
+ * the floating-point control state on the current stack, stores the stack
+ * pointer in *from_sp, loads to_sp and restores what is saved there; `ret`
+ * lands on the other stack. What rj_coro_resume and rj_coro_suspend use for a
+ * coroutine that does not switch inline (sanitized builds,
+ * RJ_BACKEND_FAST_OUT_OF_LINE). Both sides of a switch must use the same
+ * switch: a frame saved by one cannot be restored by the other. Declared only
+ * where the fast backend is compiled in. */
+#if !(defined(RJ_CONTEXT_UCONTEXT) && RJ_CONTEXT_UCONTEXT) && !defined(_WIN32) && \
+    (defined(__x86_64__) || defined(__aarch64__))
+void rj_switch(void *_Nullable *_Nonnull from_sp, void *_Nonnull to_sp);
+#endif
+
 /* The halves of rj_coro_resume around the switch, for the inline path: the
  * bookkeeping before (current coroutine, Swift runtime state) and after (the
  * same, undone; returns 1 if the coroutine finished). Calls that return
@@ -318,9 +333,23 @@ int rj_exclusivity_fast_path(void);
  * recognised and they are not tracked. */
 int rj_task_locals_tracked(void);
 
-/* The calling thread's floating-point control state (x86_64: MXCSR and the
- * x87 control word; arm64: FPCR), as one number to compare. */
-uint64_t rj_fpu_control_state(void);
+/* The calling thread's floating-point control state (x86_64: the x87 control
+ * word in bits 32-47 and the MXCSR in bits 0-31, the layout rj_switch's frame
+ * keeps; arm64: FPCR), as one number to compare. The one place that reads it. */
+static inline uint64_t rj_fpu_control_state(void) {
+#if defined(__x86_64__)
+    uint32_t mxcsr;
+    uint16_t fpcw;
+    __asm__ volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(fpcw));
+    return ((uint64_t)fpcw << 32) | mxcsr;
+#elif defined(__aarch64__)
+    uint64_t fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    return fpcr;
+#else
+    return 0;
+#endif
+}
 
 /* "address" or "thread" when the C core was built with that sanitizer (and
  * annotates every switch for it), "" otherwise. */
@@ -331,26 +360,6 @@ const char *_Nonnull rj_last_error(void);
 
 /* Writes msg and a newline to stderr in one write (messages of the Swift layer). */
 void rj_report(const char *_Nonnull msg);
-
-/* ---- Benchmark floor -------------------------------------------------- */
-
-/* The switch variants the benchmark floor measures. */
-typedef enum {
-    RJ_FLOOR_CALL_RET = 0,  /* rj_switch: out of line, saves MXCSR/x87 CW, `ret` onto the other stack */
-    RJ_FLOOR_INLINE = 1,    /* rj_switch_inline: inline, indirect jump to a label */
-    RJ_FLOOR_INLINE_FPU = 2, /* the inline switch plus saving the FPU control state and restoring it when it differs */
-    RJ_FLOOR_UCONTEXT = 3,  /* swapcontext */
-} rj_floor_variant;
-
-/* Measures `iterations` round trips (resume + suspend) of the bare switch
- * `variant`, with none of rj_coro_resume's bookkeeping. Returns nanoseconds
- * per round trip, or -1 if the variant is not available here or the build is
- * sanitized (an unannotated switch would confuse the sanitizer). */
-double rj_bench_floor(rj_floor_variant variant, uint64_t iterations);
-/* For the benchmark: merges the allocator's free chunks and gives unused memory
- * back to the system (glibc's malloc_trim; nothing elsewhere), so that a set of
- * rows does not measure what the sets before it left in the heap. */
-void rj_bench_trim_heap(void);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-import CRJContext
+import CRJBenchFloor
 import Foundation
 
 /// Command-line options of `swift run -c release bench`.
@@ -144,7 +144,7 @@ final class Bench {
         // object alone took the 10,000-pending-promises row from 668-738 to 1,340-1,920 ns
         // in full runs, and not in runs of that row alone.
         rj_bench_trim_heap()
-        progress("\(chosen[0].group): \(chosen.count) row(s), \(samplesPerRow) rounds")
+        progress("\(chosen[0].name) and \(chosen.count - 1) more row(s): \(samplesPerRow) rounds")
         for row in chosen {
             if let body = row.body {
                 row.batch = calibrate(body)
@@ -236,15 +236,17 @@ func printTable(_ rows: [Row], _ ratios: [Ratio], header: [String]) {
     let nameWidth = (rows.map(\.name.count) + ratios.map(\.name.count) + [38]).max()! + 2
     func pad(_ s: String, _ w: Int) -> String { s.count >= w ? s : s + String(repeating: " ", count: w - s.count) }
     func lpad(_ s: String, _ w: Int) -> String { s.count >= w ? s : String(repeating: " ", count: w - s.count) + s }
-    var group = ""
     print(pad("row", nameWidth) + lpad("median", 12) + lpad("min", 12) + lpad("max", 12) + "  note")
-    for r in rows {
-        if r.group != group {
-            group = r.group
-            print("-- \(group)")
+    // Rows measured in one set may belong to several areas: each prints under its own
+    // heading, the headings in the order their first row was measured.
+    var groups: [String] = []
+    for r in rows where !groups.contains(r.group) { groups.append(r.group) }
+    for group in groups {
+        print("-- \(group)")
+        for r in rows where r.group == group {
+            print(pad(r.name, nameWidth) + lpad(format(r.median, unit: r.unit), 12) + lpad(format(r.min, unit: r.unit), 12)
+                    + lpad(format(r.max, unit: r.unit), 12) + (r.note.isEmpty ? "" : "  \(r.note)"))
         }
-        print(pad(r.name, nameWidth) + lpad(format(r.median, unit: r.unit), 12) + lpad(format(r.min, unit: r.unit), 12)
-                + lpad(format(r.max, unit: r.unit), 12) + (r.note.isEmpty ? "" : "  \(r.note)"))
     }
     if !ratios.isEmpty {
         print("")

@@ -1,0 +1,31 @@
+/*
+ * The benchmark's floor: round trips of the bare switches, with none of
+ * rj_coro_resume's bookkeeping (current coroutine, Swift runtime state, the
+ * tools), to show what a generator's round trip costs on top of its switch and
+ * what each part of a switch costs. Benchmark code only: no library target
+ * depends on it.
+ */
+#ifndef CRJBENCHFLOOR_H
+#define CRJBENCHFLOOR_H
+
+#include <stdint.h>
+
+typedef enum {
+    RJ_FLOOR_CALL_RET = 0,   /* rj_switch: out of line, saves MXCSR/x87 CW, `ret` onto the other stack */
+    RJ_FLOOR_INLINE = 1,     /* rj_switch_inline: inline, indirect jump to a label */
+    RJ_FLOOR_INLINE_FPU = 2, /* the inline switch plus saving the FPU control state, restored when it changed */
+    RJ_FLOOR_UCONTEXT = 3,   /* two swapcontext calls, on a stack of the floor's own */
+} rj_floor_variant;
+
+/* Measures `iterations` round trips (resume + suspend) of the bare switch
+ * `variant`. Returns nanoseconds per round trip, or -1 if the variant is not
+ * available here or the build is sanitized (an unannotated switch would
+ * confuse the sanitizer). */
+double rj_bench_floor(rj_floor_variant variant, uint64_t iterations);
+
+/* Merges the allocator's free chunks and gives unused memory back to the
+ * system (glibc's malloc_trim; nothing elsewhere), so that a set of rows does
+ * not measure what the sets before it left in the heap. */
+void rj_bench_trim_heap(void);
+
+#endif

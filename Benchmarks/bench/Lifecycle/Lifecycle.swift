@@ -1,0 +1,52 @@
+import RJIterator
+
+/// A generator's life: made, run, released, with and without the stack pool.
+@MainActor
+struct LifecycleRows {
+    static let group = "lifecycle (create, run, release)"
+
+    let createRunRelease = Row(LifecycleRows.group, "create + first next + release (pooled)", note: "body returns at once") { n in
+        for i in 0..<n {
+            let g = Generator<Int, Void, Int> { _ in i }
+            blackHole(try! g.next())
+        }
+    }
+
+    /// What `createRunRelease` allocates, without a coroutine: an object holding a closure
+    /// that captures the loop's index (a generator and its body), made, called once and freed.
+    let allocationsOnly = Row(LifecycleRows.group, "the same two allocations, no coroutine", note: "an object and a closure context") { n in
+        for i in 0..<n {
+            let object = AllocationsOnly { i }
+            blackHole(object.body())
+            allocationsSink = object
+        }
+        allocationsSink = nil
+    }
+
+    let createSuspendedRelease = Row(LifecycleRows.group, "create + next + release while suspended",
+                                     note: "release closes the body: one more switch") { n in
+        for i in 0..<n {
+            let g = Generator<Int, Void, Void> { y in try y.yield(i) }
+            blackHole(try! g.next())
+        }
+    }
+
+    let createNoPool = Row(LifecycleRows.group, "create + first next + release (no pool)", note: "mmap + guard + munmap each time") { n in
+        let savedLimit = RJRuntime.stackPoolLimit
+        RJRuntime.stackPoolLimit = 0
+        defer { RJRuntime.stackPoolLimit = savedLimit }
+        for i in 0..<n {
+            let g = Generator<Int, Void, Int> { _ in i }
+            blackHole(try! g.next())
+        }
+    }
+}
+
+/// Where each object goes, so that the optimiser cannot keep it on the stack: the next store
+/// frees the previous one.
+nonisolated(unsafe) var allocationsSink: AllocationsOnly?
+
+final class AllocationsOnly {
+    let body: () -> Int
+    init(_ body: @escaping () -> Int) { self.body = body }
+}

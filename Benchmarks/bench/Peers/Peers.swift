@@ -1,0 +1,46 @@
+import Foundation
+
+/// Other runtimes' generators on the same machine, run as child processes
+/// (`Benchmarks/peers/`): each prints nanoseconds per round trip, loop included.
+@MainActor
+struct PeerRows {
+    static let group = "peers: other runtimes' generators (child processes, same machine)"
+
+    let v8Generator = Row(PeerRows.group, "peer: V8 generator next(v) (node)", note: "Benchmarks/peers/generator.js, loop included",
+                          sampler: onPath("node") ? { peerSample("node", "generator.js", 2_000_000) } : nil)
+    let pythonGenerator = Row(PeerRows.group, "peer: Python generator send(v) (python3)",
+                              note: "Benchmarks/peers/generator.py, loop included",
+                              sampler: onPath("python3") ? { peerSample("python3", "generator.py", 300_000) } : nil)
+
+    init(bench: Bench) {
+        for (tool, row) in [("node", v8Generator), ("python3", pythonGenerator)] where !onPath(tool) && bench.wanted(row.name) {
+            progress("\(row.name): skipped, \(tool) is not on the PATH")
+        }
+    }
+}
+
+/// The folder of the peers' scripts.
+let peersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("peers")
+
+/// Runs `interpreter script arguments...` from `Benchmarks/peers/`; its standard output, or nil
+/// when the interpreter is not on the PATH or the script fails.
+func runPeer(_ interpreter: String, _ script: String, _ arguments: [String]) -> String? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [interpreter, peersDirectory.appendingPathComponent(script).path] + arguments
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch { return nil }
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// Runs a peer's round-trip script and reads the nanoseconds per round trip it prints.
+func peerSample(_ interpreter: String, _ script: String, _ iterations: Int) -> Double? {
+    runPeer(interpreter, script, [String(iterations)])
+        .flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+}

@@ -1,0 +1,40 @@
+/// Every target of the benchmark, in one table: a ratio of two rows measured in the same
+/// rounds (or a row's own figure) and the bound it is held to; `nil` means for information.
+/// A target is shown when its rows ran.
+@MainActor
+func holdTargets(_ bench: Bench, switches s: SwitchRows, lifecycle l: LifecycleRows, async a: AsyncRows,
+                 promises p: PromiseRows, nodes n: NodeRows, peers: PeerRows, memory: Row?) {
+    let faster = "(information: > 1 means Generator is faster)"
+    let targets: [(String, Row, Row, Double?, String?)] = [
+        ("Generator.next / raw fast switch (call/ret)", s.generatorNext, s.rawFast, 1.3, nil),
+        ("Generator.next / inline switch", s.generatorNext, s.rawInline, nil, nil),
+        ("Generator.next / V8 generator next", s.generatorNext, peers.v8Generator, 1.0, nil),
+        ("RJIterator.next / Python generator send", s.rjIteratorNext, peers.pythonGenerator, 1.0, nil),
+        ("RJIterator.next / Generator.next", s.rjIteratorNext, s.generatorNext, 2.0, nil),
+        ("RJIterator.next / its Any? traffic without a switch", s.rjIteratorNext, s.anyEchoNext, nil, nil),
+        ("Generator.next, ucontext / raw swapcontext", s.generatorNextUContext, s.rawUContext, nil, nil),
+        ("thread + semaphores / Generator.next", s.semaphores, s.generatorNext, nil, faster),
+        ("create + run + release / raw fast switch", l.createRunRelease, s.rawFast, 5.0, nil),
+        ("create + run + release / its allocations alone", l.createRunRelease, l.allocationsOnly, nil, nil),
+        ("the allocations alone / raw fast switch", l.allocationsOnly, s.rawFast, nil, nil),
+        ("rj_await, completed task / Generator.next", a.awaitCompleted, s.generatorNext, 8.0, nil),
+        ("rj_await, fulfilled promise / Generator.next", a.awaitFulfilled, s.generatorNext, 8.0, nil),
+        ("AsyncStream / Generator.next", a.asyncStream, s.generatorNext, nil, faster),
+        ("withCheckedContinuation / Generator.next", a.checkedContinuation, s.generatorNext, nil, faster),
+        ("rj_await hop / bare round trip", a.awaitHop, a.bareHop, 1.2, nil),
+        ("promise + 1 then / GCD", p.promise1, p.gcd1, 1.25, nil),
+        ("promise + 2 thens / GCD", p.promise2, p.gcd2, 1.5, nil),
+        ("promise + 3 thens / GCD", p.promise3, p.gcd3, 1.5, nil),
+        ("10,000 pending promises / GCD", p.promiseMany, p.gcdMany, 1.5, nil),
+        ("GCD + 3 objects each / GCD", p.gcdManyAllocating, p.gcdMany, nil, "(information: the allocations alone)"),
+        ("10,000 pending promises / GCD + 3 objects each", p.promiseMany, p.gcdManyAllocating, nil,
+         "(information: what the promises add)"),
+        ("node, 10 listeners / direct calls", n.nodeListeners, n.directCalls, nil, "(information: must not grow; was 2.5x-4x)"),
+    ]
+    for (label, row, base, target, text) in targets {
+        bench.ratio(label, row, over: base, target: target, text)
+    }
+    if let memory {
+        bench.bound(memory, "resident memory per suspended generator", below: 10)
+    }
+}
