@@ -233,13 +233,15 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
         }
     }
 
-    // ES6: inner's finally yields "ic": return("v") -> {value: "ic", done: false}. Here the
-    // outer's return then goes on: next() -> {value: "v", done: true} after inner's and then
-    // outer's cleanup. (ES6 forgets the outer's return at that point: yield* evaluates to the
-    // inner's value and the outer body continues; a deliberate difference, see the docs.)
-    func testInnerCleanupYieldsGoOutThenTheOuterReturnCompletes() throws {
+    // ES6 (node): inner { try { yield "1" } finally { log inner cleanup; yield "ic" } return
+    //      "inner end" }, outer { try { yield* inner; log after; yield "more"; return "outer end" }
+    //      finally { log outer } }: next() -> "1"; return("v") -> {ic, false}; next() ->
+    //      {more, false} (the inner's finally ends, its return completion gives {v, done}, and
+    //      yield* evaluates to "v": the outer body goes on); next() -> {"outer end", true}.
+    func testInnerCleanupYieldSpendsTheReturnAndTheOuterGoesOn() throws {
         try onBothBackends {
             var log: [String] = []
+            var delegated: String?
             let inner = Generator<String, Void, String> { y in
                 do { try y.yield("1") } catch {
                     log.append("inner cleanup")
@@ -250,7 +252,7 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
             }
             let outer = Generator<String, Void, String> { y in
                 defer { log.append("outer") }
-                _ = try y.yieldAll(inner)
+                delegated = try y.yieldAll(inner)
                 log.append("after yieldAll")
                 try y.yield("more")
                 return "outer end"
@@ -258,9 +260,147 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
             XCTAssertEqual(try outer.next(), .yielded("1"))
             XCTAssertEqual(try outer.return("v"), .yielded("ic"))
             XCTAssertEqual(log, ["inner cleanup"])
-            XCTAssertEqual(try outer.next(), .returned("v"))
-            XCTAssertEqual(log, ["inner cleanup", "outer"])
+            XCTAssertEqual(try outer.next(), .yielded("more"))
+            XCTAssertEqual(delegated, "v", "yieldAll evaluates to what the inner returned: the return's value")
+            XCTAssertEqual(log, ["inner cleanup", "after yieldAll"])
             XCTAssertEqual(inner.state, .completed)
+            XCTAssertEqual(try outer.next(), .returned("outer end"))
+            XCTAssertEqual(log, ["inner cleanup", "after yieldAll", "outer"])
+        }
+    }
+
+    // Issue 25, first shape. ES6 (node): inner { try { yield 1 } finally { yield 2; return 101 } },
+    //      outer { yield* inner; yield 3; return "end" }: next() -> 1; return(54) -> {2, false};
+    //      next() -> {3, false} (yield* evaluates to 101); next() -> {"end", true}.
+    func testReturnSpentByAnInnerCleanupYieldThenTheInnerReturnsAndTheOuterGoesOn() throws {
+        try onBothBackends {
+            let inner = Generator<String, Void, Int?> { y in
+                do { try y.yield("1") } catch {
+                    try y.yield("2")
+                    return 101
+                }
+                return nil
+            }
+            var delegated: Int??
+            let outer = Generator<String, Void, Int?> { y in
+                delegated = try y.yieldAll(inner)
+                try y.yield("3")
+                return nil
+            }
+            XCTAssertEqual(try outer.next(), .yielded("1"))
+            XCTAssertEqual(try outer.return(54), .yielded("2"))
+            XCTAssertEqual(try outer.next(), .yielded("3"))
+            XCTAssertEqual(delegated, .some(101))
+            XCTAssertEqual(try outer.next(), .returned(nil))
+        }
+    }
+
+    // Issue 25, second shape. ES6 (node): inner { try { try { yield 1 } finally { yield 2 } }
+    //      catch { return 102 } }, outer { r = yield* inner; yield "after " + r }: next() -> 1;
+    //      return(51) -> {2, false}; throw(E) -> {"after 102", false}; next() -> {"end", true}.
+    func testThrowAfterASpentReturnGoesToTheInnerWhichReturnsAndTheOuterGoesOn() throws {
+        try onBothBackends {
+            let inner = Generator<String, Void, Int?> { y in
+                do {
+                    do { try y.yield("1") } catch {
+                        try y.yield("2")
+                        throw error
+                    }
+                } catch {
+                    return 102
+                }
+                return nil
+            }
+            let outer = Generator<String, Void, Int?> { y in
+                let r = try y.yieldAll(inner)
+                try y.yield("after \(r.map(String.init) ?? "nil")")
+                return nil
+            }
+            XCTAssertEqual(try outer.next(), .yielded("1"))
+            XCTAssertEqual(try outer.return(51), .yielded("2"))
+            XCTAssertEqual(try outer.throw(TestError(code: 7)), .yielded("after 102"))
+            XCTAssertEqual(try outer.next(), .returned(nil))
+        }
+    }
+
+    // Issue 25, third shape: the inner's cleanup yields and then lets the return go on
+    // (ES6's finally without a return of its own). ES6 (node): inner { try { yield 1 } finally
+    //      { yield 2 } }, outer { r = yield* inner; yield "after " + r }: next() -> 1;
+    //      return(53) -> {2, false}; next() -> {"after 53", false}; next() -> {"end", true}.
+    // Written here with a cleanup that rethrows the exit signal, which carries 53; a cleanup
+    // that swallows it instead and falls off the end returns its own value (nil), and the
+    // outer goes on with that.
+    func testInnerCleanupThatYieldsThenFallsOffItsEndLetsTheOuterGoOn() throws {
+        try onBothBackends {
+            for swallows in [false, true] {
+                let inner = Generator<String, Void, Int?> { y in
+                    do { try y.yield("1") } catch {
+                        try y.yield("2")
+                        if !swallows { throw error }
+                    }
+                    return nil
+                }
+                let outer = Generator<String, Void, Int?> { y in
+                    let r = try y.yieldAll(inner)
+                    try y.yield("after \(r.map(String.init) ?? "nil")")
+                    return nil
+                }
+                XCTAssertEqual(try outer.next(), .yielded("1"))
+                XCTAssertEqual(try outer.return(53), .yielded("2"))
+                XCTAssertEqual(try outer.next(), .yielded(swallows ? "after nil" : "after 53"))
+                XCTAssertEqual(try outer.next(), .returned(nil))
+            }
+        }
+    }
+
+    // The first two shapes through two levels of delegation. ES6 (node): mid { r = yield*
+    //      inner; yield "mid after " + r; return "mid end" }, outer { r = yield* mid; yield
+    //      "outer after " + r; return "end" }. First shape: next() -> 1; return(54) -> {2,
+    //      false}; next() -> {"mid after 101", false}; next() -> {"outer after mid end",
+    //      false}; next() -> {"end", true}. Second shape: the same with return(51), throw(E)
+    //      -> {"mid after 102", false}.
+    func testSpentReturnThroughTwoLevelsOfDelegation() throws {
+        try onBothBackends {
+            for secondShape in [false, true] {
+                let inner = Generator<String, Void, String> { y in
+                    if secondShape {
+                        do {
+                            do { try y.yield("1") } catch {
+                                try y.yield("2")
+                                throw error
+                            }
+                        } catch {
+                            return "102"
+                        }
+                    } else {
+                        do { try y.yield("1") } catch {
+                            try y.yield("2")
+                            return "101"
+                        }
+                    }
+                    return "inner end"
+                }
+                let mid = Generator<String, Void, String> { y in
+                    let r = try y.yieldAll(inner)
+                    try y.yield("mid after \(r)")
+                    return "mid end"
+                }
+                let outer = Generator<String, Void, String> { y in
+                    let r = try y.yieldAll(mid)
+                    try y.yield("outer after \(r)")
+                    return "end"
+                }
+                XCTAssertEqual(try outer.next(), .yielded("1"))
+                if secondShape {
+                    XCTAssertEqual(try outer.return("51"), .yielded("2"))
+                    XCTAssertEqual(try outer.throw(TestError(code: 7)), .yielded("mid after 102"))
+                } else {
+                    XCTAssertEqual(try outer.return("54"), .yielded("2"))
+                    XCTAssertEqual(try outer.next(), .yielded("mid after 101"))
+                }
+                XCTAssertEqual(try outer.next(), .yielded("outer after mid end"))
+                XCTAssertEqual(try outer.next(), .returned("end"))
+            }
         }
     }
 

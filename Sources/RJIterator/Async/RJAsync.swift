@@ -150,7 +150,7 @@ public class RJAsyncTask: @unchecked Sendable {
             guard let core = consume found else { return finish() }
             let step: GeneratorStep<UInt64, Void>
             do {
-                step = try core.resumeWith(input)
+                step = try core.nextStep(input)
             } catch {
                 // The body threw: that ends it, and the error is the task's.
                 _ = consume core
@@ -321,6 +321,7 @@ public class RJAsyncTask: @unchecked Sendable {
         case .value(let result): return result
         case .error(let error): return RJResult(value: nil, error: error, done: false)
         case .close: return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
+        case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached rj_await")
         }
     }
 }

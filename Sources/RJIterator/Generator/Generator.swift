@@ -96,7 +96,7 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// ```
     @inlinable @discardableResult
     public func next(_ input: Input) throws -> GeneratorStep<Element, Return> {
-        try resumeWith(input)
+        try nextStep(input)
     }
 
     /// Finishes the generator early with `value`: the suspended `yield` throws a private exit
@@ -118,7 +118,7 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// ```
     @inlinable @discardableResult
     public func `return`(_ value: Return) throws -> GeneratorStep<Element, Return> {
-        try perform(.returning(value))
+        try step(.returning(value))
     }
 
     /// Throws `error` into the body at its suspended `yield`. The body may catch it and yield
@@ -138,7 +138,7 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// ```
     @inlinable @discardableResult
     public func `throw`(_ error: any Error) throws -> GeneratorStep<Element, Return> {
-        try perform(.throwing(error))
+        try step(.throwing(error))
     }
 
     /// The context-switch backend in use, for example `"fast (x86_64 sysv)"`; the same as
@@ -155,6 +155,6 @@ extension Generator where Input == Void {
     /// ```
     @inlinable @discardableResult
     public func next() throws -> GeneratorStep<Element, Return> {
-        try resumeWith(())
+        try nextStep(())
     }
 }

@@ -93,6 +93,9 @@ enum ResumeSignal<Input> {
     case error(any Error)
     /// Throw the exit signal (`_RJCoroutineHost.takeExit()` makes it).
     case close
+    /// Only for a body suspended in `yieldAll` (Generator+Delegation.swift): the generator it
+    /// delegates to was driven directly by the resumer and has completed.
+    case delegateDone
 }
 
 /// What a finished body left behind.
@@ -172,6 +175,14 @@ public class _RJCoroutineHost {
     /// Set once, before the body first runs (hence unchecked: read on every seed yield).
     @usableFromInline @exclusivity(unchecked) final var client: Unmanaged<AnyObject>?
     @usableFromInline @exclusivity(unchecked) final var releasePolicy = ReleasePolicy.close
+    /// While the body is suspended in `yieldAll`: the generator it delegates to, which it
+    /// owns (Generator+Delegation.swift). Unretained: the body's `yieldAll` frame holds it.
+    @usableFromInline @exclusivity(unchecked) final var delegate: Unmanaged<_RJCoroutineHost>?
+    /// The generator whose body delegates to this one (the reverse of `delegate`).
+    @usableFromInline @exclusivity(unchecked) final var delegator: Unmanaged<_RJCoroutineHost>?
+    /// The deepest generator of this one's chain of delegates, as the last resume left it;
+    /// `nil` when it must be looked up again.
+    @usableFromInline @exclusivity(unchecked) final var deepestDelegate: Unmanaged<_RJCoroutineHost>?
 
     @inlinable init(main: @escaping (UnsafeMutableRawPointer) -> Void) {
         self.main = main
@@ -238,28 +249,6 @@ let coroutineEntry: rj_coro_entry = { arg in
 }
 
 extension _RJCoroutineHost {
-    /// Suspends the running body with `value`; returns how the body was resumed. Called on the
-    /// body's own stack, by `Yielder`, `rj_yield` and `rj_await`, with `current`, the running
-    /// coroutine, which the caller has checked is this generator's.
-    @inlinable @inline(__always)
-    final func suspend<Element, Input>(
-        _ current: OpaquePointer, yielding value: Element, resumedWith _: Input.Type
-    ) -> ResumeSignal<Input> {
-        // No outbox while closing on release: a body that yields then is abandoned anyway.
-        // The slot holds nil: initialise over it rather than assign, which would destroy nil first.
-        outbox?.assumingMemoryBound(to: Element?.self).initialize(to: value)
-        var incoming: ResumeSignal<Input>? = nil
-        // The closure stays alive while the body is suspended: it must not capture `self`
-        // (an unoptimised build would retain it, and the generator could never be released).
-        let host = Unmanaged.passUnretained(self)
-        withUnsafeMutablePointer(to: &incoming) { slot in
-            host._withUnsafeGuaranteedRef { $0.inbox = UnsafeMutableRawPointer(slot) }
-            rj_coro_suspend_inline(current)
-        }
-        if closingOnRelease { return .close }
-        return incoming.take().unsafelyUnwrapped
-    }
-
     /// The exit signal for a body being closed, carrying the value of the `return(_:)` that
     /// closes it, if any. Taken once: a later close (release) carries nothing stale.
     @usableFromInline

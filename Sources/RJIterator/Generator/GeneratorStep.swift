@@ -55,38 +55,3 @@ extension GeneratorState: RJAtomicValue {
     @inlinable public init(atomicWord: UInt64) { self = GeneratorState(rawValue: UInt8(truncatingIfNeeded: atomicWord)).unsafelyUnwrapped }
     @inlinable public var atomicWord: UInt64 { UInt64(rawValue) }
 }
-
-/// Errors the generator machinery itself throws (errors of the body pass through unchanged).
-///
-/// ```swift
-/// do { _ = try gen.next() } catch GeneratorError.alreadyRunning { ... }
-/// ```
-public enum GeneratorError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `next`, `return` or `throw` was called on a generator that is running: from inside its
-    /// own body, or from a second thread while a first one runs it. Resume it only after the
-    /// running call has returned.
-    case alreadyRunning
-    /// No stack could be allocated when the generator first ran; the message names the cause
-    /// and the setting to change.
-    case stackAllocationFailed(String)
-    /// The generator was closed by a delegating generator (`yieldAll`) that was itself closed,
-    /// so it has no return value to report.
-    case closed
-    /// `yieldAll` was given a generator that is already suspended at a `yield` and whose
-    /// `Input` is not `Void`, so there is no input to resume it with. Delegate to a fresh
-    /// generator, or resume it yourself first.
-    case delegateAlreadyStarted
-
-    public var description: String {
-        switch self {
-        case .alreadyRunning:
-            return "RJIterator: the generator is already running; resume it only after the running call returns"
-        case .stackAllocationFailed(let message):
-            return message
-        case .closed:
-            return "RJIterator: the generator was closed and has no return value"
-        case .delegateAlreadyStarted:
-            return "RJIterator: yieldAll needs a generator that has not started (or one with Input == Void)"
-        }
-    }
-}

@@ -14,22 +14,23 @@ import CRJContext
 /// let inorder = Generator<Int, Void, Void> { y in try walk(tree, y) }
 /// ```
 public struct Yielder<Element, Input> {
-    // Unmanaged, used through `_withUnsafeGuaranteedRef`: an `unowned(unsafe)` reference is
-    // retained around each call, and that retain/release pair was a fifth of a round trip.
-    @usableFromInline let channel: Unmanaged<_RJCoroutineHost>
+    /// The generator whose body this is. Unmanaged, used through `_withUnsafeGuaranteedRef`:
+    /// an `unowned(unsafe)` reference is retained around each call, and that retain/release
+    /// pair was a fifth of a round trip.
+    @usableFromInline let host: Unmanaged<_RJCoroutineHost>
     /// The id of the body's coroutine (`rj_coro_id`), which no other coroutine ever gets: the
     /// misuse check compares it, not an address that a later generator may reuse.
     @usableFromInline let id: UInt64
 
-    @usableFromInline init(channel: _RJCoroutineHost, id: UInt64) {
-        self.channel = Unmanaged.passUnretained(channel)
+    @usableFromInline init(host: _RJCoroutineHost, id: UInt64) {
+        self.host = Unmanaged.passUnretained(host)
         self.id = id
     }
 
     /// The running coroutine, which must be this yielder's body; stops the program otherwise.
     @inlinable @inline(__always)
     func runningBody() -> OpaquePointer {
-        // Check before touching the channel: an escaped Yielder may outlive its generator.
+        // Check before touching the host: an escaped Yielder may outlive its generator.
         guard let current = rj_coro_current(), rj_coro_id(current) == id else {
             fatalError(
                 "RJIterator: yield called outside its generator's body. A Yielder is valid only "
@@ -49,10 +50,11 @@ public struct Yielder<Element, Input> {
     @inlinable @discardableResult
     public func yield(_ value: Element) throws -> Input {
         let current = runningBody()
-        switch channel._withUnsafeGuaranteedRef({ $0.suspend(current, yielding: value, resumedWith: Input.self) }) {
+        switch host._withUnsafeGuaranteedRef({ $0.suspend(current, yielding: value, resumedWith: Input.self) }) {
         case .value(let input): return input
         case .error(let error): throw error
-        case .close: throw channel._withUnsafeGuaranteedRef { $0.takeExit() }
+        case .close: throw host._withUnsafeGuaranteedRef { $0.takeExit() }
+        case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached a plain yield")
         }
     }
 
@@ -60,12 +62,18 @@ public struct Yielder<Element, Input> {
     /// pass through to this generator's caller, the inputs of `next` and the errors of
     /// `throw` are forwarded to it.
     ///
+    /// While it delegates, `inner` belongs to this generator: its `state` reads `running`,
+    /// and resuming it directly throws ``GeneratorError/alreadyRunning``. A `next` on this
+    /// generator resumes the deepest generator of the chain directly, so a value costs one
+    /// round trip however many `yieldAll`s it comes through.
+    ///
     /// Closing this generator (``Generator/return(_:)``, release) while it delegates closes
     /// `inner` first: a `return(v)` is forwarded as `inner.return(v)` when the two return
-    /// types agree (and this generator then returns what `inner` returned, as in ES6), as a
-    /// close otherwise. Values `inner`'s cleanup yields go out to this generator's caller as
-    /// ordinary steps; an error it throws comes out of `yieldAll`. Then this body's own
-    /// cleanup runs: inner first, then outer.
+    /// types agree, as a close otherwise. If that completes `inner`, this generator goes on
+    /// closing, and returns what `inner` returned (as in ES6); if `inner`'s cleanup yields
+    /// instead, the value goes out to this generator's caller and the return is spent: the
+    /// delegation goes on, and when `inner` later returns, `yieldAll` returns its value (ES6).
+    /// An error `inner`'s cleanup throws comes out of `yieldAll`.
     ///
     /// - Returns: `inner`'s return value.
     /// - Throws: what `inner` throws, or ``GeneratorError/delegateAlreadyStarted`` if `inner`
@@ -80,42 +88,6 @@ public struct Yielder<Element, Input> {
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: Generator<Element, Input, R>) throws -> R {
-        var step = try inner.perform(.start)
-        // Set once this generator is being closed: the exit it goes on with when `inner` is done.
-        var exit: GeneratorExit? = nil
-        while true {
-            let value: Element
-            switch step {
-            case .returned(let result):
-                guard let exit else { return result }
-                throw exit.continued(afterInnerReturned: result)
-            case .yielded(let yielded):
-                value = yielded
-            }
-            if let exit, channel._withUnsafeGuaranteedRef({ $0.closingOnRelease }) {
-                // Released while `inner` yields from its cleanup: the value has nowhere to go.
-                // This body unwinds; `inner` stays suspended and is closed on its own release.
-                throw exit
-            }
-            let current = runningBody()
-            let next: GeneratorStep<Element, R>?
-            switch channel._withUnsafeGuaranteedRef({ $0.suspend(current, yielding: value, resumedWith: Input.self) }) {
-            case .value(let input):
-                next = try inner.delegatedStep(.next(input))
-            case .error(let error):
-                next = try inner.delegatedStep(.throwing(error))
-            case .close:
-                let closing = channel._withUnsafeGuaranteedRef { $0.takeExit() }
-                exit = closing
-                next = try inner.closeForDelegation(closing)
-            }
-            guard let next else {
-                // `inner` completed by closing: a body being closed goes on closing; otherwise
-                // someone else closed `inner`, which has no value to give.
-                if let exit { throw exit }
-                throw GeneratorError.closed
-            }
-            step = next
-        }
+        try delegate(to: inner)
     }
 }

@@ -86,10 +86,10 @@ public final class RJIterator {
                 channel.input.initialize(to: consume value)
                 channel.hasInput = true
             }
-            return collect { try core.resumeHeld(with: ()) }
+            return collect { try core.resumeSuspended(with: ()) }
         case .created:
             // The first `next`: its value is ignored, as in the original.
-            return collect { try core.start() }
+            return collect { try core.startBody() }
         case .completed:
             // Written by the body before it completed, never again.
             return RJResult(value: channel.returned, done: true)

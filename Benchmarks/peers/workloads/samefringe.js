@@ -1,0 +1,70 @@
+// Same fringe: do two trees of different shapes hold the same leaves in the same order? Each
+// tree's leaves come from a recursive generator (yield* per subtree), the two compared in
+// lock-step, stopping at the first difference. SIZE leaves per tree.
+"use strict";
+
+class Lcg {
+  constructor(seed) { this.x = seed; }
+  next(bound) {
+    this.x = (this.x * 48271) % 2147483647;
+    return this.x % bound;
+  }
+}
+
+class Node {
+  constructor(left, right, leaf) {
+    this.left = left;
+    this.right = right;
+    this.leaf = leaf;
+  }
+}
+
+function build(leaves, lo, hi, rng) {
+  if (hi - lo === 1) return new Node(null, null, leaves[lo]);
+  const mid = lo + 1 + rng.next(hi - lo - 1);
+  return new Node(build(leaves, lo, mid, rng), build(leaves, mid, hi, rng), 0);
+}
+
+function* fringe(t) {
+  if (t.left === null) {
+    yield t.leaf;
+  } else {
+    yield* fringe(t.left);
+    yield* fringe(t.right);
+  }
+}
+
+function sameFringe(a, b) {
+  const gb = fringe(b);
+  let compared = 0;
+  for (const x of fringe(a)) {
+    const r = gb.next();
+    if (r.done || x !== r.value) return [false, compared];
+    compared++;
+  }
+  return [gb.next().done, compared];
+}
+
+function run(size) {
+  const leaves = [];
+  for (let i = 0; i < size; i++) leaves.push(i);
+  const other = leaves.slice();
+  other[Math.floor((size * 3) / 4)] = -1;
+  const a = build(leaves, 0, size, new Lcg(1));
+  const b = build(leaves, 0, size, new Lcg(2));
+  const c = build(other, 0, size, new Lcg(3));
+  const out = [];
+  for (const [name, x, y] of [["a b", a, b], ["a c", a, c], ["b c", b, c]]) {
+    const [same, compared] = sameFringe(x, y);
+    out.push(`${name}: ${same ? "same" : "different"} after ${compared} leaves`);
+  }
+  return out;
+}
+
+const size = Number(process.argv[2] || 1000);
+run(size);
+const t0 = process.hrtime.bigint();
+const out = run(size);
+const t1 = process.hrtime.bigint();
+console.log(out.join("\n"));
+console.log(`time_ns ${t1 - t0}`);

@@ -1,0 +1,58 @@
+/// Errors the generator machinery itself throws (errors of the body pass through unchanged).
+///
+/// ```swift
+/// do { _ = try gen.next() } catch GeneratorError.alreadyRunning { ... }
+/// ```
+public enum GeneratorError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `next`, `return` or `throw` was called on a generator that is running: from inside its
+    /// own body, or from a second thread while a first one runs it. Resume it only after the
+    /// running call has returned.
+    case alreadyRunning
+    /// No stack could be allocated when the generator first ran; the message names the cause
+    /// and the setting to change.
+    case stackAllocationFailed(String)
+    /// The generator was closed by a delegating generator (`yieldAll`) that was itself closed,
+    /// so it has no return value to report.
+    case closed
+    /// `yieldAll` was given a generator that is already suspended at a `yield` and whose
+    /// `Input` is not `Void`, so there is no input to resume it with. Delegate to a fresh
+    /// generator, or resume it yourself first.
+    case delegateAlreadyStarted
+    /// ``Generator/start()`` was called on a generator that has already started: resume it
+    /// with ``Generator/next(_:)`` or ``Generator/send(_:)`` instead.
+    case alreadyStarted
+    /// ``Generator/send(_:)`` was called on a generator that has not started: its body has no
+    /// `yield` yet to receive the value. Call ``Generator/start()`` first (Python raises a
+    /// `TypeError` here for the same reason).
+    case notStarted
+    /// ``Generator/start()``, ``Generator/send(_:)`` or ``Generator/nextValue()`` found the
+    /// body returned instead of yielding (Python's `StopIteration`); its return value is
+    /// ``Generator/returnedValue``.
+    case finished
+    /// The body yielded while ``Generator/close()`` closed it (Python's "generator ignored
+    /// GeneratorExit"): a cleanup must not yield during a close. The generator stays
+    /// suspended at that `yield`.
+    case ignoredClose
+
+    public var description: String {
+        switch self {
+        case .alreadyRunning:
+            return "RJIterator: the generator is already running; resume it only after the running call returns"
+        case .stackAllocationFailed(let message):
+            return message
+        case .closed:
+            return "RJIterator: the generator was closed and has no return value"
+        case .delegateAlreadyStarted:
+            return "RJIterator: yieldAll needs a generator that has not started (or one with Input == Void)"
+        case .alreadyStarted:
+            return "RJIterator: start() needs a generator that has not started; resume a started one with next(_:) or send(_:)"
+        case .notStarted:
+            return "RJIterator: send(_:) needs a started generator, whose body waits at a yield; call start() first"
+        case .finished:
+            return "RJIterator: the generator has returned and has no value to yield; its return value is returnedValue"
+        case .ignoredClose:
+            return "RJIterator: the generator yielded while close() closed it; a cleanup must not yield during a close "
+                + "(the generator stays suspended at that yield)"
+        }
+    }
+}
