@@ -25,12 +25,35 @@ if !optimized {
     progress("WARNING: debug build, figures are not representative")
 }
 
+/// Prints the table (or the JSON) and exits: with status 1 if anything failed.
+@MainActor func finish() -> Never {
+    if options.json {
+        printJSON(bench.rows, bench.ratios, meta: [
+            ("backend", .string(RJRuntime.contextBackend)), ("optimized", .bool(optimized)), ("quick", .bool(options.quick)),
+            ("scale", .number(Double(options.scale ?? (options.quick ? 20_000 : 100_000)))), ("machine", .string(header[2])),
+        ])
+    } else {
+        printTable(bench.rows, bench.ratios, header: header)
+    }
+    if !bench.failures.isEmpty {
+        progress("\(bench.failures.count) failure(s):\n  " + bench.failures.joined(separator: "\n  "))
+        exit(1)
+    }
+    exit(0)
+}
+
 let switches = SwitchRows(bench: bench)
 let lifecycle = LifecycleRows()
 let asyncRows = AsyncRows()
 let peers = PeerRows(bench: bench)
 let promises = PromiseRows()
 let nodes = NodeRows()
+
+let workloads = Workloads.measure(bench)
+if options.workloadsOnly {
+    Workloads.holdTargets(bench, workloads)
+    finish()
+}
 
 // One interleaved set: every target that compares two of these rows takes both from the same
 // rounds. Each row still prints under its own area's heading.
@@ -50,12 +73,5 @@ bench.checkSomethingRan()
 
 holdTargets(bench, switches: switches, lifecycle: lifecycle, async: asyncRows, promises: promises, nodes: nodes,
             peers: peers, memory: memory)
-
-if options.json {
-    printJSON(bench.rows, bench.ratios, meta: [
-        ("backend", .string(RJRuntime.contextBackend)), ("optimized", .bool(optimized)), ("quick", .bool(options.quick)),
-        ("scale", .number(Double(memoryScale))), ("machine", .string(header[2])),
-    ])
-} else {
-    printTable(bench.rows, bench.ratios, header: header)
-}
+Workloads.holdTargets(bench, workloads)
+finish()

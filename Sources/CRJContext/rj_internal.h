@@ -113,7 +113,8 @@ struct rj_coro {
     char *stack_lo;            /* lowest usable byte, just above the guard */
     char *stack_hi;            /* one past the highest usable byte (this header) */
     size_t requested_size;     /* the stack size asked for, as messages report it */
-    rj_coro *pool_next;
+    rj_coro *pool_next;        /* the pool's lists (rj_stack.c) */
+    rj_coro *pool_prev;
 #if RJ_VALGRIND
     unsigned valgrind_id;
 #endif

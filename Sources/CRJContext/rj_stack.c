@@ -14,9 +14,16 @@
  *   address space, not memory. RJ_GUARD_MPROTECT=1 in the environment forces
  *   the mprotect guard (qemu-user does not deliver faults on madvise guards to
  *   the program, so the arm64 tests under qemu use it).
- * - The pool keeps up to `pool_limit` freed stacks for reuse; the first
- *   `resident_limit` keep their pages, the rest are given back with
- *   MADV_DONTNEED before they are pooled (the guard survives that).
+ * - The pool keeps up to `pool_limit` freed stacks for reuse, in two lists:
+ *   those that keep their pages (at most `resident_limit`, most recently freed
+ *   first) and those whose pages were given back with MADV_DONTNEED (the guard
+ *   survives that). A stack is taken from the first list when it has one: the
+ *   most recently freed stack is the one whose pages are still in the caches.
+ *   When a release takes the first list over its limit, the stack freed the
+ *   longest time ago gives its pages back and moves to the second list. So a
+ *   program whose live stacks go up and down by less than `resident_limit`
+ *   never gives pages back nor faults them in again, however long it runs;
+ *   one that frees more at once than the limit gives back the excess once.
  */
 #include "rj_internal.h"
 
@@ -51,7 +58,7 @@
 static size_t rj_cfg_stack_size = RJ_DEFAULT_STACK;
 static size_t rj_cfg_guard_size = RJ_DEFAULT_GUARD;
 static size_t rj_cfg_pool_limit = 64;
-static size_t rj_cfg_resident_limit = 16;
+static size_t rj_cfg_resident_limit = 64;
 
 size_t rj_page_size(void) {
     static size_t cached;
@@ -92,14 +99,20 @@ static size_t rj_live_count;
 size_t rj_stats_mapped_stacks(void) { return __atomic_load_n(&rj_mapped_count, __ATOMIC_RELAXED); }
 size_t rj_stats_live_stacks(void) { return __atomic_load_n(&rj_live_count, __ATOMIC_RELAXED); }
 
-/* ---- Pool --------------------------------------------------------------- */
+/* ---- Pool ---------------------------------------------------------------
+ * Two lists under one lock (see the top of this file): `hot`, doubly linked,
+ * most recently freed first, every stack keeping its pages; `cold`, singly
+ * linked, stacks whose pages were given back. */
 
 /* A spinlock: the critical sections are a few loads and stores, and an
  * uncontended pthread mutex costs twice as much. */
 static int rj_pool_lock_word;
-static rj_coro *rj_pool_head;
+static rj_coro *rj_hot_head, *rj_hot_tail, *rj_cold_head;
+static size_t rj_hot_count, rj_cold_count;
+/* rj_hot_count + rj_cold_count, readable without the lock. */
 static size_t rj_pool_count;
-static size_t rj_pool_resident;
+/* Stacks that gave their pages back as they went cold (statistics). */
+static size_t rj_trim_count;
 
 static void rj_pool_lock(void) {
     unsigned spins = 0;
@@ -111,6 +124,10 @@ static void rj_pool_lock(void) {
 }
 static void rj_pool_unlock(void) { __atomic_store_n(&rj_pool_lock_word, 0, __ATOMIC_RELEASE); }
 
+static void rj_pool_count_changed(void) {
+    __atomic_store_n(&rj_pool_count, rj_hot_count + rj_cold_count, __ATOMIC_RELAXED);
+}
+
 size_t rj_stack_pool_limit(void) { return __atomic_load_n(&rj_cfg_pool_limit, __ATOMIC_RELAXED); }
 void rj_set_stack_pool_limit(size_t limit) {
     __atomic_store_n(&rj_cfg_pool_limit, limit, __ATOMIC_RELAXED);
@@ -121,6 +138,58 @@ void rj_set_stack_pool_resident_limit(size_t limit) {
     __atomic_store_n(&rj_cfg_resident_limit, limit, __ATOMIC_RELAXED);
 }
 size_t rj_stats_pooled_stacks(void) { return __atomic_load_n(&rj_pool_count, __ATOMIC_RELAXED); }
+size_t rj_stats_pooled_resident_stacks(void) {
+    rj_pool_lock();
+    size_t n = rj_hot_count;
+    rj_pool_unlock();
+    return n;
+}
+size_t rj_stats_trimmed_stacks(void) { return __atomic_load_n(&rj_trim_count, __ATOMIC_RELAXED); }
+
+/* Under the lock: the hot list's first stack, taken off, or NULL. */
+static rj_coro *rj_hot_pop_locked(void) {
+    rj_coro *c = rj_hot_head;
+    if (!c) return NULL;
+    rj_hot_head = c->pool_next;
+    if (rj_hot_head) rj_hot_head->pool_prev = NULL;
+    else rj_hot_tail = NULL;
+    rj_hot_count--;
+    return c;
+}
+
+/* Under the lock: the hot list's last (coldest) stack, taken off, or NULL. */
+static rj_coro *rj_hot_pop_coldest_locked(void) {
+    rj_coro *c = rj_hot_tail;
+    if (!c) return NULL;
+    rj_hot_tail = c->pool_prev;
+    if (rj_hot_tail) rj_hot_tail->pool_next = NULL;
+    else rj_hot_head = NULL;
+    rj_hot_count--;
+    return c;
+}
+
+static void rj_hot_push_locked(rj_coro *c) {
+    c->pool_prev = NULL;
+    c->pool_next = rj_hot_head;
+    if (rj_hot_head) rj_hot_head->pool_prev = c;
+    else rj_hot_tail = c;
+    rj_hot_head = c;
+    rj_hot_count++;
+}
+
+static rj_coro *rj_cold_pop_locked(void) {
+    rj_coro *c = rj_cold_head;
+    if (!c) return NULL;
+    rj_cold_head = c->pool_next;
+    rj_cold_count--;
+    return c;
+}
+
+static void rj_cold_push_locked(rj_coro *c) {
+    c->pool_next = rj_cold_head;
+    rj_cold_head = c;
+    rj_cold_count++;
+}
 
 /* ---- Mapping ------------------------------------------------------------ */
 
@@ -223,79 +292,83 @@ static void rj_unmap_stack(rj_coro *c) {
 }
 
 rj_coro *rj_stack_acquire(size_t stack_size) {
-    size_t want = rj_map_size_for(stack_size);
     rj_coro *c = NULL;
-    if (__atomic_load_n(&rj_pool_count, __ATOMIC_RELAXED) != 0) {
+    /* Only default-size stacks are pooled, all of the current size (a change of the size
+     * or of the guard drains the pool). */
+    if (__atomic_load_n(&rj_pool_count, __ATOMIC_RELAXED) != 0 &&
+        rj_map_size_for(stack_size) == rj_map_size_for(rj_default_stack_size())) {
         rj_pool_lock();
-        rj_coro **link = &rj_pool_head;
-        for (int scanned = 0; *link && scanned < 8; scanned++, link = &(*link)->pool_next) {
-            if ((*link)->map_size == want) {
-                c = *link;
-                *link = c->pool_next;
-                __atomic_store_n(&rj_pool_count, rj_pool_count - 1, __ATOMIC_RELAXED);
-                if (c->resident) rj_pool_resident--;
-                break;
-            }
-        }
+        c = rj_hot_pop_locked();
+        if (!c) c = rj_cold_pop_locked();
+        rj_pool_count_changed();
         rj_pool_unlock();
     }
     if (!c) c = rj_map_stack(stack_size);
     if (c) {
-        c->pool_next = NULL;
+        c->pool_next = c->pool_prev = NULL;
         c->resident = 1;
         __atomic_fetch_add(&rj_live_count, 1, __ATOMIC_RELAXED);
     }
     return c;
 }
 
-/* Pushes c on the pool under the lock already held; 0 if the pool is full. */
-static int rj_pool_push_locked(rj_coro *c, size_t limit) {
-    if (rj_pool_count >= limit) return 0;
-    c->pool_next = rj_pool_head;
-    rj_pool_head = c;
-    __atomic_store_n(&rj_pool_count, rj_pool_count + 1, __ATOMIC_RELAXED);
-    if (c->resident) rj_pool_resident++;
-    return 1;
+/* Gives the pages of c's stack back, all but the top one (the header's). */
+static void rj_trim(rj_coro *c) {
+    size_t page = rj_page_size();
+    char *top_page = (char *)((uintptr_t)c & ~(uintptr_t)(page - 1));
+    if (top_page > c->stack_lo) madvise(c->stack_lo, (size_t)(top_page - c->stack_lo), MADV_DONTNEED);
+    c->resident = 0;
+    __atomic_fetch_add(&rj_trim_count, 1, __ATOMIC_RELAXED);
 }
 
 void rj_stack_release(rj_coro *c) {
     __atomic_fetch_sub(&rj_live_count, 1, __ATOMIC_RELAXED);
     size_t limit = rj_stack_pool_limit();
-    if (c->map_size != rj_map_size_for(rj_default_stack_size()) ||
-        __atomic_load_n(&rj_pool_count, __ATOMIC_RELAXED) >= limit) {
+    if (c->map_size != rj_map_size_for(rj_default_stack_size()) || limit == 0) {
         rj_unmap_stack(c);
         return;
     }
-    /* The common case, one lock: there is room for one more stack that keeps its pages. */
+    /* The common case, one lock and no system call: c joins the hot list, which has room. */
     rj_pool_lock();
-    if (rj_pool_resident < rj_stack_pool_resident_limit()) {
-        c->resident = 1;
-        int pooled = rj_pool_push_locked(c, limit);
-        rj_pool_unlock();
-        if (!pooled) rj_unmap_stack(c);
-        return;
+    rj_hot_push_locked(c);
+    rj_coro *cooled = NULL, *dropped = NULL;
+    if (rj_hot_count > rj_stack_pool_resident_limit()) cooled = rj_hot_pop_coldest_locked();
+    if (rj_hot_count + rj_cold_count + (cooled != NULL) > limit) {
+        /* Full: the coldest stack goes back to the system. */
+        if (cooled) { dropped = cooled; cooled = NULL; }
+        else if (rj_cold_head) dropped = rj_cold_pop_locked();
+        else dropped = rj_hot_pop_coldest_locked();
     }
+    rj_pool_count_changed();
     rj_pool_unlock();
-    /* Beyond the resident budget: give back every page but the top one (the header's) before
-     * the stack is pooled; once pooled, another thread may take it, so not after. */
-    size_t page = rj_page_size();
-    char *top_page = (char *)((uintptr_t)c & ~(uintptr_t)(page - 1));
-    if (top_page > c->stack_lo) madvise(c->stack_lo, (size_t)(top_page - c->stack_lo), MADV_DONTNEED);
-    c->resident = 0;
-    rj_pool_lock();
-    int pooled = rj_pool_push_locked(c, limit);
-    rj_pool_unlock();
-    if (!pooled) rj_unmap_stack(c);
+    if (dropped) rj_unmap_stack(dropped);
+    if (cooled) {
+        /* Outside the lock: the stack is in neither list meanwhile, so nobody takes it. */
+        rj_trim(cooled);
+        rj_pool_lock();
+        if (rj_hot_count + rj_cold_count < limit) {
+            rj_cold_push_locked(cooled);
+            cooled = NULL;
+        }
+        rj_pool_count_changed();
+        rj_pool_unlock();
+        if (cooled) rj_unmap_stack(cooled);
+    }
 }
 
 void rj_stack_pool_drain(void) {
     rj_pool_lock();
-    rj_coro *list = rj_pool_head;
-    rj_pool_head = NULL;
-    __atomic_store_n(&rj_pool_count, 0, __ATOMIC_RELAXED);
-    rj_pool_resident = 0;
+    rj_coro *hot = rj_hot_head, *cold = rj_cold_head;
+    rj_hot_head = rj_hot_tail = rj_cold_head = NULL;
+    rj_hot_count = rj_cold_count = 0;
+    rj_pool_count_changed();
     rj_pool_unlock();
-    while (list) {
+    for (rj_coro *list = hot; list;) {
+        rj_coro *next = list->pool_next;
+        rj_unmap_stack(list);
+        list = next;
+    }
+    for (rj_coro *list = cold; list;) {
         rj_coro *next = list->pool_next;
         rj_unmap_stack(list);
         list = next;

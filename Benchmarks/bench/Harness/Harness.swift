@@ -5,6 +5,8 @@ import Foundation
 struct Options {
     var quick = false
     var json = false
+    var workloadsOnly = false
+    var noPeers = false
     var filter: String?
     var scale: Int?
 
@@ -14,6 +16,8 @@ struct Options {
         while i < args.count {
             switch args[i] {
             case "--quick": o.quick = true
+            case "--workloads": o.workloadsOnly = true
+            case "--no-peers": o.noPeers = true
             case "--json": o.json = true
             case "--filter":
                 i += 1
@@ -34,8 +38,10 @@ struct Options {
     static func usage(_ problem: String?) -> Never {
         if let problem { FileHandle.standardError.write("bench: \(problem)\n".data(using: .utf8)!) }
         print("""
-            usage: swift run -c release bench [--quick] [--json] [--filter NAME] [--scale N]
-              --quick        fewer samples and a smaller memory row (what CI runs)
+            usage: swift run -c release bench [--quick] [--workloads] [--no-peers] [--json] [--filter NAME] [--scale N]
+              --quick        fewer samples, smaller workloads and memory row (what CI runs)
+              --workloads    only the workloads: classic generator programs beside Python and Node
+              --no-peers     no child processes (Python, Node): for profiling the Swift side alone
               --json         machine-readable output
               --filter NAME  only rows whose name contains NAME (several: A,B); a target is
                              shown when both its rows ran
@@ -74,11 +80,11 @@ final class Row {
         self.sampler = nil
     }
 
-    init(_ group: String, _ name: String, note: String = "", sampler: (() -> Double?)?) {
+    init(_ group: String, _ name: String, note: String = "", unit: String = "ns", sampler: (() -> Double?)?) {
         self.group = group
         self.name = name
         self.note = note
-        self.unit = "ns"
+        self.unit = unit
         self.body = nil
         self.sampler = sampler
     }
@@ -119,6 +125,8 @@ final class Bench {
     private(set) var rows: [Row] = []
     private(set) var ratios: [Ratio] = []
     private var anyWanted = false
+    /// What went wrong in a way that makes the run fail (a peer printing other output).
+    private(set) var failures: [String] = []
 
     init(options: Options) {
         self.options = options
@@ -134,7 +142,8 @@ final class Bench {
     /// Measures the wanted rows of `set` in rounds, A, B, C, A, B, C, ... (the way a paired
     /// benchmark does it), so that a burst of noise hits every row of the set, and the
     /// per-round ratios of two rows stay comparable.
-    func measure(_ set: [Row]) {
+    func measure(_ set: [Row], rounds: Int? = nil) {
+        let samplesPerRow = rounds ?? self.samplesPerRow
         var chosen = set.filter { ($0.body != nil || $0.sampler != nil) && wanted($0.name) }
         guard !chosen.isEmpty else { return }
         anyWanted = true
@@ -193,6 +202,12 @@ final class Bench {
                             targetText: "<= \(format(target, unit: a.unit))"))
     }
 
+    /// Records a failure: the run goes on, and exits with status 1 at the end.
+    func fail(_ message: String) {
+        progress("FAILED: \(message)")
+        failures.append(message)
+    }
+
     /// Exits with a message when `--filter` matched nothing.
     func checkSomethingRan() {
         if !anyWanted {
@@ -223,6 +238,7 @@ func format(_ v: Double, unit: String) -> String {
         if v >= 100_000 { return String(format: "%.1f us", v / 1000) }
         return String(format: "%.1f ns", v)
     case "KiB": return String(format: "%.2f KiB", v)
+    case "ms": return String(format: "%.1f ms", v)
     case "x": return String(format: "%.2fx", v)
     default: return String(format: "%.2f %@", v, unit)
     }

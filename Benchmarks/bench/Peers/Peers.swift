@@ -6,14 +6,17 @@ import Foundation
 struct PeerRows {
     static let group = "peers: other runtimes' generators (child processes, same machine)"
 
-    let v8Generator = Row(PeerRows.group, "peer: V8 generator next(v) (node)", note: "Benchmarks/peers/generator.js, loop included",
-                          sampler: onPath("node") ? { peerSample("node", "generator.js", 2_000_000) } : nil)
-    let pythonGenerator = Row(PeerRows.group, "peer: Python generator send(v) (python3)",
-                              note: "Benchmarks/peers/generator.py, loop included",
-                              sampler: onPath("python3") ? { peerSample("python3", "generator.py", 300_000) } : nil)
+    let v8Generator: Row
+    let pythonGenerator: Row
 
     init(bench: Bench) {
-        for (tool, row) in [("node", v8Generator), ("python3", pythonGenerator)] where !onPath(tool) && bench.wanted(row.name) {
+        let run = !bench.options.noPeers
+        v8Generator = Row(Self.group, "peer: V8 generator next(v) (node)", note: "Benchmarks/peers/generator.js, loop included",
+                          sampler: run && onPath("node") ? { peerSample("node", "generator.js", 2_000_000) } : nil)
+        pythonGenerator = Row(Self.group, "peer: Python generator send(v) (python3)",
+                              note: "Benchmarks/peers/generator.py, loop included",
+                              sampler: run && onPath("python3") ? { peerSample("python3", "generator.py", 300_000) } : nil)
+        for (tool, row) in [("node", v8Generator), ("python3", pythonGenerator)] where run && !onPath(tool) && bench.wanted(row.name) {
             progress("\(row.name): skipped, \(tool) is not on the PATH")
         }
     }

@@ -304,7 +304,9 @@ size_t rj_guard_size(void);
 void rj_set_guard_size(size_t size);
 
 /* Stack pool: at most `limit` freed stacks are kept for reuse, and at most
- * `resident` of them keep their memory; the rest give it back to the OS. */
+ * `resident` of them keep their memory: the most recently freed ones, which
+ * are handed out first; a stack that falls out of that set gives its pages
+ * back to the OS (rj_stack.c). */
 size_t rj_stack_pool_limit(void);
 void rj_set_stack_pool_limit(size_t limit);
 size_t rj_stack_pool_resident_limit(void);
@@ -320,6 +322,12 @@ size_t rj_stats_mapped_stacks(void);
 size_t rj_stats_live_stacks(void);
 /* Stacks waiting in the pool. */
 size_t rj_stats_pooled_stacks(void);
+/* Of those, the ones that keep their pages. */
+size_t rj_stats_pooled_resident_stacks(void);
+/* Stacks that gave their pages back as they fell out of the pool's resident
+ * set, since the process started: what a churning pool would raise with
+ * every release. */
+size_t rj_stats_trimmed_stacks(void);
 /* 1 if guard pages are installed with MADV_GUARD_INSTALL, 0 with mprotect. */
 int rj_guard_uses_madvise(void);
 

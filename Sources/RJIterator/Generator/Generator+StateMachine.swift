@@ -59,12 +59,20 @@ extension Generator {
         } catch {
             outcome = .threw(error)
         }
+        releaseBody()
         if let resultBox {
             resultBox.assumingMemoryBound(to: Outcome<Return>?.self).initialize(to: outcome)
         } else {
             // Closing on release, or driven as a delegate: nobody typed is waiting for it.
             keepOutcome(ErasedOutcome(outcome))
         }
+    }
+
+    /// Lets go of the body and what it captured: it has ended, or will never run. Safe while
+    /// a resumer runs the generator: whoever resumes it holds a reference of their own.
+    @inlinable
+    func releaseBody() {
+        body = { _ in fatalError("RJIterator: internal error: a completed generator's body was run") }
     }
 
     @usableFromInline
@@ -115,10 +123,13 @@ extension Generator {
     func stepCreated(_ operation: Operation, keepingRunning: Bool = false) throws -> GeneratorStep<Element, Return> {
         switch operation {
         case .throwing(let error):
+            releaseBody()
             return try finish(.threw(error))
         case .returning(let value):
+            releaseBody()
             return try finish(.returned(value))
         case .close:
+            releaseBody()
             return try finish(.closed)
         case .next, .start:
             return try startBody(keepingRunning: keepingRunning)

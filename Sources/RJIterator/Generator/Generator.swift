@@ -36,7 +36,10 @@ import RJLocks
 /// not `Sendable` (its body and values need not be): to hand one to another thread, vouch
 /// for it yourself (for example `nonisolated(unsafe)`), as with any non-`Sendable` value.
 public final class Generator<Element, Input, Return>: _RJCoroutineHost {
-    @usableFromInline let body: (Yielder<Element, Input>) throws -> Return
+    /// The body until it has ended; then a closure that captures nothing, so that what the
+    /// body captured is released when the generator completes, not when it is freed (a body
+    /// that captured something holding the generator would otherwise keep it alive forever).
+    @usableFromInline @exclusivity(unchecked) var body: (Yielder<Element, Input>) throws -> Return
     @usableFromInline let stackSize: Int
     /// The backend is fixed when the generator is made, not when it first runs.
     @usableFromInline let backend: rj_backend

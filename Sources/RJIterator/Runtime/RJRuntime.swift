@@ -84,8 +84,16 @@ public enum RJRuntime {
         }
     }
 
-    /// How many pooled stacks keep their memory (16 unless changed); the others give their
-    /// pages back to the system (`MADV_DONTNEED`) when they enter the pool.
+    /// How many pooled stacks keep their memory (64 unless changed, as many as the pool
+    /// holds). The stacks freed most recently keep it and are handed out first; when more
+    /// stacks are pooled than this, the one freed the longest time ago gives its pages back to
+    /// the system (`MADV_DONTNEED`). A program whose number of live generators swings by less
+    /// than this never gives pages back nor faults them in again; lower it to bound the memory
+    /// the pool keeps (each pooled stack keeps the pages its deepest use touched).
+    ///
+    /// ```swift
+    /// RJRuntime.stackPoolResidentLimit = 8   // a memory-tight program
+    /// ```
     public static var stackPoolResidentLimit: Int {
         get { Int(rj_stack_pool_resident_limit()) }
         set {

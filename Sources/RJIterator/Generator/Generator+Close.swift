@@ -1,0 +1,51 @@
+import RJLocks
+
+extension Generator {
+    /// Closes the generator, whatever its `Return` type (Python's `gen.close()`): the
+    /// suspended `yield` throws the exit signal, so pending `defer` blocks and `catch` clauses
+    /// run, and the generator completes without a return value (later `next` calls throw
+    /// ``GeneratorError/closed``). While the body delegates with `yieldAll`, the inner
+    /// generator is closed first. A generator that never started completes without running;
+    /// one that has completed is left as it is.
+    ///
+    /// - Throws: an error the body throws while closing, or ``GeneratorError/ignoredClose``
+    ///   when a cleanup yields: the generator then stays suspended at that `yield`, as in
+    ///   Python ("generator ignored GeneratorExit").
+    ///
+    /// ```swift
+    /// let lines = Generator<String, Void, Int> { y in
+    ///     defer { print("file closed") }
+    ///     try y.yield("first line")
+    ///     try y.yield("second line")
+    ///     return 2
+    /// }
+    /// print(try lines.nextValue()!)   // first line
+    /// try lines.close()               // file closed
+    /// ```
+    @inlinable
+    public func close() throws {
+        switch acquire() {
+        case .created:
+            releaseBody()
+            _ = try? finish(.closed)
+        case .suspended:
+            do {
+                if case .yielded = try stepSuspended(.close) { throw GeneratorError.ignoredClose }
+            } catch GeneratorError.closed where isClosedByThisClose {
+                // The exit signal went through every cleanup: closed, as asked.
+            }
+        case .running:
+            throw GeneratorError.alreadyRunning
+        case .completed:
+            return
+        }
+    }
+
+    /// Whether the generator completed by being closed (not by a body that threw
+    /// `GeneratorError.closed` itself, which `close()` passes on).
+    @inlinable
+    var isClosedByThisClose: Bool {
+        if case .closed = erasedOutcome { return true }
+        return false
+    }
+}
