@@ -59,6 +59,9 @@ static size_t rj_cfg_stack_size = RJ_DEFAULT_STACK;
 static size_t rj_cfg_guard_size = RJ_DEFAULT_GUARD;
 static size_t rj_cfg_pool_limit = 64;
 static size_t rj_cfg_resident_limit = 64;
+/* rj_map_size_for(the default size), cached: every pooled acquire and release compares with
+ * it. 0 until computed; reset when the default size or the guard changes. */
+static size_t rj_default_map_size_cache;
 
 size_t rj_page_size(void) {
     static size_t cached;
@@ -75,6 +78,7 @@ size_t rj_default_stack_size(void) { return __atomic_load_n(&rj_cfg_stack_size, 
 void rj_set_default_stack_size(size_t size) {
     if (size < RJ_MIN_STACK) size = RJ_MIN_STACK;
     size_t old = __atomic_exchange_n(&rj_cfg_stack_size, size, __ATOMIC_RELAXED);
+    __atomic_store_n(&rj_default_map_size_cache, 0, __ATOMIC_RELAXED);
     /* Only default-size stacks are pooled: those of the old size would never be used again. */
     if (old != size) rj_stack_pool_drain();
 }
@@ -87,17 +91,18 @@ size_t rj_guard_size(void) { return rj_round_to_pages(__atomic_load_n(&rj_cfg_gu
 void rj_set_guard_size(size_t size) {
     if (size < rj_page_size()) size = rj_page_size();
     size_t old = __atomic_exchange_n(&rj_cfg_guard_size, size, __ATOMIC_RELAXED);
+    __atomic_store_n(&rj_default_map_size_cache, 0, __ATOMIC_RELAXED);
     /* A pooled stack carries the guard it was made with. */
     if (old != size) rj_stack_pool_drain();
 }
 
 /* ---- Statistics --------------------------------------------------------- */
 
+/* Stacks mapped and not unmapped: live ones and pooled ones. Live is derived (mapped minus
+ * pooled): no counter to update as a generator starts and ends. */
 static size_t rj_mapped_count;
-static size_t rj_live_count;
 
 size_t rj_stats_mapped_stacks(void) { return __atomic_load_n(&rj_mapped_count, __ATOMIC_RELAXED); }
-size_t rj_stats_live_stacks(void) { return __atomic_load_n(&rj_live_count, __ATOMIC_RELAXED); }
 
 /* ---- Pool ---------------------------------------------------------------
  * Two lists under one lock (see the top of this file): `hot`, doubly linked,
@@ -138,6 +143,12 @@ void rj_set_stack_pool_resident_limit(size_t limit) {
     __atomic_store_n(&rj_cfg_resident_limit, limit, __ATOMIC_RELAXED);
 }
 size_t rj_stats_pooled_stacks(void) { return __atomic_load_n(&rj_pool_count, __ATOMIC_RELAXED); }
+size_t rj_stats_live_stacks(void) {
+    /* Read in this order, a stack mapped and pooled meanwhile by another thread could make
+     * the difference negative for a moment. */
+    size_t mapped = rj_stats_mapped_stacks(), pooled = rj_stats_pooled_stacks();
+    return mapped > pooled ? mapped - pooled : 0;
+}
 size_t rj_stats_pooled_resident_stacks(void) {
     rj_pool_lock();
     size_t n = rj_hot_count;
@@ -249,6 +260,15 @@ static size_t rj_map_size_for(size_t stack_size) {
     return rj_guard_size() + ((stack_size + sizeof(rj_coro) + page - 1) & ~(page - 1));
 }
 
+static size_t rj_default_map_size(void) {
+    size_t size = __atomic_load_n(&rj_default_map_size_cache, __ATOMIC_RELAXED);
+    if (size == 0) {
+        size = rj_map_size_for(rj_default_stack_size());
+        __atomic_store_n(&rj_default_map_size_cache, size, __ATOMIC_RELAXED);
+    }
+    return size;
+}
+
 static rj_coro *rj_map_stack(size_t stack_size) {
     size_t guard = rj_guard_size();
     if (stack_size > ((size_t)1 << 46)) {
@@ -296,7 +316,7 @@ rj_coro *rj_stack_acquire(size_t stack_size) {
     /* Only default-size stacks are pooled, all of the current size (a change of the size
      * or of the guard drains the pool). */
     if (__atomic_load_n(&rj_pool_count, __ATOMIC_RELAXED) != 0 &&
-        rj_map_size_for(stack_size) == rj_map_size_for(rj_default_stack_size())) {
+        (stack_size == rj_default_stack_size() || rj_map_size_for(stack_size) == rj_default_map_size())) {
         rj_pool_lock();
         c = rj_hot_pop_locked();
         if (!c) c = rj_cold_pop_locked();
@@ -307,7 +327,6 @@ rj_coro *rj_stack_acquire(size_t stack_size) {
     if (c) {
         c->pool_next = c->pool_prev = NULL;
         c->resident = 1;
-        __atomic_fetch_add(&rj_live_count, 1, __ATOMIC_RELAXED);
     }
     return c;
 }
@@ -322,9 +341,8 @@ static void rj_trim(rj_coro *c) {
 }
 
 void rj_stack_release(rj_coro *c) {
-    __atomic_fetch_sub(&rj_live_count, 1, __ATOMIC_RELAXED);
     size_t limit = rj_stack_pool_limit();
-    if (c->map_size != rj_map_size_for(rj_default_stack_size()) || limit == 0) {
+    if (c->map_size != rj_default_map_size() || limit == 0) {
         rj_unmap_stack(c);
         return;
     }

@@ -50,16 +50,26 @@ extension Generator {
     /// Runs on the coroutine's own stack: the body, from its first line to its end.
     @inlinable
     func runBody() {
+        let yielder = Yielder<Element, Input>(host: self, id: rj_coro_id(coro.unsafelyUnwrapped))
         let outcome: Outcome<Return>
         do {
-            outcome = .returned(try body(Yielder(host: self, id: rj_coro_id(coro.unsafelyUnwrapped))))
+            if releasePolicy == .abandon {
+                // A body dropped without unwinding never ends: the generator keeps its body, and
+                // frees it when it is freed.
+                outcome = .returned(try body(yielder))
+            } else {
+                // The body moves to this frame (a swap: no reference counting), and is released
+                // when it ends, with what it captured: a completed generator holds none of it.
+                let running = body
+                body = Self.bodyThatEnded
+                outcome = .returned(try running(yielder))
+            }
         } catch let exit as GeneratorExit {
             // The close went through every cleanup: a `return(v)` completes with `v`.
             outcome = exit.outcome(as: Return.self)
         } catch {
             outcome = .threw(error)
         }
-        releaseBody()
         if let resultBox {
             resultBox.assumingMemoryBound(to: Outcome<Return>?.self).initialize(to: outcome)
         } else {
@@ -68,11 +78,17 @@ extension Generator {
         }
     }
 
-    /// Lets go of the body and what it captured: it has ended, or will never run. Safe while
-    /// a resumer runs the generator: whoever resumes it holds a reference of their own.
+    /// What a generator holds in place of a body that has ended or will never run: a closure
+    /// that captures nothing.
+    @inlinable
+    static var bodyThatEnded: (Yielder<Element, Input>) throws -> Return {
+        { _ in fatalError("RJIterator: internal error: a completed generator's body was run") }
+    }
+
+    /// Lets go of a body that will never run, and of what it captured.
     @inlinable
     func releaseBody() {
-        body = { _ in fatalError("RJIterator: internal error: a completed generator's body was run") }
+        body = Self.bodyThatEnded
     }
 
     @usableFromInline
