@@ -45,7 +45,7 @@ extension Generator {
     /// `GeneratorError.closed` itself, which `close()` passes on).
     @inlinable
     var isClosedByThisClose: Bool {
-        if case .closed = erasedOutcome { return true }
+        if case .closed = keptCompletion { return true }
         return false
     }
 }

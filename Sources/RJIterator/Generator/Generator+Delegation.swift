@@ -24,13 +24,13 @@ import RJLocks
 extension _RJCoroutineHost {
     /// Switches into this delegate, whose signal has been delivered, with `outbox` for the
     /// value it yields; nothing typed is needed (a body that ends keeps its own outcome,
-    /// `resultBox` being nil). Returns `true` when it suspended, `false` when its body ended
+    /// `completionBox` being nil). Returns `true` when it suspended, `false` when its body ended
     /// (then it is `completed`). Called by the thread that owns the chain.
     @usableFromInline
     final func switchAsDelegate(outbox: UnsafeMutableRawPointer) -> Bool {
         let coro = self.coro.unsafelyUnwrapped
         self.outbox = outbox
-        resultBox = nil
+        completionBox = nil
         var fpuBefore: UInt64 = 0
         assert({ fpuBefore = rj_fpu_control_state(); return true }())
         let finished = rj_coro_resume_inline(coro)
@@ -133,7 +133,7 @@ extension Generator {
         do {
             return try stepSuspended(operation, keepingRunning: true)
         } catch GeneratorError.closed {
-            if case .closed = erasedOutcome { return nil }
+            if case .closed = keptCompletion { return nil }
             throw GeneratorError.closed
         }
     }

@@ -51,7 +51,7 @@ extension Generator {
     @inlinable
     func runBody() {
         let yielder = Yielder<Element, Input>(host: self, id: rj_coro_id(coro.unsafelyUnwrapped))
-        let outcome: Outcome<Return>
+        let outcome: Completion<Return>
         do {
             if releasePolicy == .abandon {
                 // A body dropped without unwinding never ends: the generator keeps its body, and
@@ -66,15 +66,15 @@ extension Generator {
             }
         } catch let exit as GeneratorExit {
             // The close went through every cleanup: a `return(v)` completes with `v`.
-            outcome = exit.outcome(as: Return.self)
+            outcome = exit.completion(as: Return.self)
         } catch {
             outcome = .threw(error)
         }
-        if let resultBox {
-            resultBox.assumingMemoryBound(to: Outcome<Return>?.self).initialize(to: outcome)
+        if let completionBox {
+            completionBox.assumingMemoryBound(to: Completion<Return>?.self).initialize(to: outcome)
         } else {
             // Closing on release, or driven as a delegate: nobody typed is waiting for it.
-            keepOutcome(ErasedOutcome(outcome))
+            keepCompletion(ErasedCompletion(outcome))
         }
     }
 
@@ -204,7 +204,7 @@ extension Generator {
     @inlinable @inline(__always)
     func switchIntoBody(_ coro: OpaquePointer, keepingRunning: Bool = false) throws -> GeneratorStep<Element, Return> {
         var value: Element? = nil
-        var result: Outcome<Return>? = nil
+        var result: Completion<Return>? = nil
         // The floating-point control state belongs to the thread (the inline switch does not
         // carry it, see docs/context-switching.md): debug builds check that the body gave it
         // back as it found it. (`assert` runs its closure in debug builds only.)
@@ -213,7 +213,7 @@ extension Generator {
         let finished = withUnsafeMutablePointer(to: &value) { valueSlot in
             withUnsafeMutablePointer(to: &result) { resultSlot in
                 outbox = UnsafeMutableRawPointer(valueSlot)
-                resultBox = UnsafeMutableRawPointer(resultSlot)
+                completionBox = UnsafeMutableRawPointer(resultSlot)
                 return rj_coro_resume_inline(coro)
             }
         }
@@ -233,8 +233,8 @@ extension Generator {
     /// Keeps the outcome of a body that ended (or of an operation that completed a generator
     /// that never ran), gives the state word back as `completed`, and reports the outcome.
     @inlinable
-    func finish(_ outcome: Outcome<Return>) throws -> GeneratorStep<Element, Return> {
-        keepOutcome(ErasedOutcome(outcome))
+    func finish(_ outcome: Completion<Return>) throws -> GeneratorStep<Element, Return> {
+        keepCompletion(ErasedCompletion(outcome))
         stateWord.store(.completed, ordering: .releasing)
         switch outcome {
         case .returned(let value): return .returned(value)
@@ -254,7 +254,7 @@ extension Generator {
         case .next, .start, .close: break
         }
         if let value = keptReturn(as: Return.self) { return .returned(value) }
-        if case .threw(let error) = erasedOutcome { throw error }
+        if case .threw(let error) = keptCompletion { throw error }
         throw GeneratorError.closed
     }
 }

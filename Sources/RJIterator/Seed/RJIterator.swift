@@ -218,14 +218,29 @@ public func rj_yield(_ value: borrowing Any?) -> Any? {
 
 /// Whether `value` may hold an ``RJIterator``, read from the existential's type metadata
 /// without copying the value (every copy of an `Any?` is a call into the runtime): an `Any` is
-/// three words of value and one of type metadata (0 for nil). Values of struct, enum,
-/// optional, tuple or function type (an Int, a String...) cannot; only those get past
-/// without the real cast.
+/// three words of value and one of type metadata (0 for nil). A value of struct, enum,
+/// optional, tuple or function type (an Int, a String...) cannot be an iterator and is told
+/// apart by its metadata's kind; only the others (classes, existentials) go through the real
+/// cast.
 @inline(__always)
 private func mayHoldAnIterator(_ value: borrowing Any?) -> Bool {
     let metadata = AnyValue.metadata(value)
     guard let metadata else { return false }
     if metadata == unsafeBitCast(RJIterator.self, to: UnsafeRawPointer.self) { return true }
-    let kind = metadata.load(as: UInt.self)
-    return !((0x200...0x202).contains(kind) || kind == 0x301 || kind == 0x302)
+    switch metadata.load(as: UInt.self) {
+    case MetadataKind.struct, MetadataKind.enum, MetadataKind.optional, MetadataKind.tuple, MetadataKind.function:
+        return false
+    default:
+        return true
+    }
+}
+
+/// The kinds Swift's runtime gives type metadata (its first word; the values of the Swift ABI's
+/// MetadataKind.def), of the types whose values are never a class instance.
+private enum MetadataKind {
+    static let `struct`: UInt = 0x200
+    static let `enum`: UInt = 0x201
+    static let optional: UInt = 0x202
+    static let tuple: UInt = 0x301
+    static let function: UInt = 0x302
 }

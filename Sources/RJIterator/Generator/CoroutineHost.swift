@@ -21,11 +21,11 @@ import RJLocks
 // - Nothing typed is stored in the objects. A yielded value is written by the body into a
 //   local variable of the resumer's frame (`outbox`), the resume signal by the resumer into a
 //   local of the body's suspended frame (`inbox`), the body's outcome into another local of
-//   the resumer (`resultBox`). Each pointer is valid exactly while the frame it points into
+//   the resumer (`completionBox`). Each pointer is valid exactly while the frame it points into
 //   is blocked in the switch. The objects then hold no field of a generic type, so creating
 //   and destroying a generator needs no generic type metadata at run time (looking it up
 //   cost several hundred nanoseconds per generator).
-// - The outcome of a completed generator is kept type-erased (`ErasedOutcome`) for the calls
+// - The outcome of a completed generator is kept type-erased (`ErasedCompletion`) for the calls
 //   that report it again.
 //
 // Threads
@@ -34,92 +34,6 @@ import RJLocks
 //   releasing store, so everything the body wrote is visible to the next resumer, whichever
 //   thread it is on. All other fields are touched only by the thread that holds `running`,
 //   hence `@exclusivity(unchecked)`: the dynamic check would cost more than the switch.
-
-/// Thrown from `yield` into a body that is being closed (`return(_:)`, release, a delegating
-/// generator's close). Private so that only a catch-all `catch` can swallow it.
-///
-/// It carries the value `return(_:)` asked for, as ES6's return completion does: a cleanup
-/// that yields, is resumed and then lets the signal go on still completes with that value,
-/// and a second `return(w)` during the cleanup throws a new signal carrying `w`.
-@usableFromInline
-struct GeneratorExit: Error {
-    /// What `return(_:)` asked for; `nil` for a plain close (release, delegation).
-    @usableFromInline let pendingReturn: PendingReturn?
-
-    @usableFromInline init(pendingReturn: PendingReturn?) {
-        self.pendingReturn = pendingReturn
-    }
-
-    /// How a body that ended with this signal completes, for a generator returning `Return`.
-    @inlinable
-    func outcome<Return>(as _: Return.Type) -> Outcome<Return> {
-        if let pendingReturn, pendingReturn.type == Return.self {
-            return .returned(pendingReturn.value as! Return)
-        }
-        return .closed
-    }
-
-    /// The signal a delegating generator goes on with once its inner generator, driven with
-    /// this signal, returned `value` (ES6 `yield*`: the outer returns with the inner's value
-    /// when the inner was given the return; a close stays a close).
-    @inlinable
-    func continued<R>(afterInnerReturned value: R) -> GeneratorExit {
-        guard let pendingReturn, pendingReturn.type == R.self else { return self }
-        return GeneratorExit(pendingReturn: PendingReturn(value, type: R.self))
-    }
-}
-
-/// A value `return(_:)` asked for, without its static type, and that type; boxed so that the
-/// generator pays one pointer for it and allocates only when `return` is called.
-///
-/// `@unchecked Sendable` because `Error` requires it of `GeneratorExit`: the signal never
-/// leaves its generator (the body's end catches it), whose state word already orders every
-/// access, so the value is never touched by two threads at once.
-@usableFromInline
-final class PendingReturn: @unchecked Sendable {
-    @usableFromInline let value: Any
-    @usableFromInline let type: Any.Type
-
-    @usableFromInline init(_ value: Any, type: Any.Type) {
-        self.value = value
-        self.type = type
-    }
-}
-
-/// How a suspended body is resumed; read by `yield` right after the switch back in.
-@usableFromInline
-enum ResumeSignal<Input> {
-    case value(Input)
-    case error(any Error)
-    /// Throw the exit signal (`_RJCoroutineHost.takeExit()` makes it).
-    case close
-    /// Only for a body suspended in `yieldAll` (Generator+Delegation.swift): the generator it
-    /// delegates to was driven directly by the resumer and has completed.
-    case delegateDone
-}
-
-/// What a finished body left behind.
-@usableFromInline
-enum Outcome<Return> {
-    case returned(Return)
-    case threw(any Error)
-    case closed
-}
-
-/// A completed generator's outcome, kept without its static type. `none` until the body
-/// ends: an `ErasedOutcome?` would be stored and destroyed through `Optional`'s generic value
-/// witnesses (measured: about 15 ns of every create + run + release).
-@usableFromInline
-enum ErasedOutcome {
-    case none
-    case returned(Any)
-    /// Returned a trivial value of at most three words, kept as its bytes: nothing to destroy
-    /// (an `Any` is destroyed through its type's value witnesses, even for an `Int`: about 3%
-    /// of a create + run + release). No larger than `returned`'s payload.
-    case returnedInline(UInt64, UInt64, UInt64)
-    case threw(any Error)
-    case closed
-}
 
 /// What `_RJCoroutineHost.acquire` found: `suspended` and `created` mean the caller now
 /// holds `running`; `running` and `completed` that it does not.
@@ -161,12 +75,12 @@ public class _RJCoroutineHost {
     @usableFromInline @exclusivity(unchecked) final var outbox: UnsafeMutableRawPointer?
     /// The body's `ResumeSignal<Input>?` local the resumer writes the next signal into.
     @usableFromInline @exclusivity(unchecked) final var inbox: UnsafeMutableRawPointer?
-    /// The resumer's `Outcome<Return>?` local the body writes its outcome into.
-    @usableFromInline @exclusivity(unchecked) final var resultBox: UnsafeMutableRawPointer?
+    /// The resumer's `Completion<Return>?` local the body writes its outcome into.
+    @usableFromInline @exclusivity(unchecked) final var completionBox: UnsafeMutableRawPointer?
     /// Set while release closes the body: `yield` then throws the exit signal without reading
     /// a typed signal, so closing needs no type information.
     @usableFromInline @exclusivity(unchecked) final var closingOnRelease = false
-    @usableFromInline @exclusivity(unchecked) final var erasedOutcome = ErasedOutcome.none
+    @usableFromInline @exclusivity(unchecked) final var keptCompletion = ErasedCompletion.none
     /// The value of a `return(_:)` on its way to the body's `yield` (see `takeExit`).
     @usableFromInline @exclusivity(unchecked) final var pendingReturn: PendingReturn?
     /// The object built on this generator by a layer above (unretained: that object owns the
@@ -212,12 +126,12 @@ public class _RJCoroutineHost {
         if releasePolicy == .abandon { return }
         closingOnRelease = true
         outbox = nil
-        resultBox = nil
+        completionBox = nil
         if rj_coro_resume(coro) == 0 {
             // The body caught the exit signal and yielded again. Python calls this a
             // RuntimeError; deinit cannot throw, so say it and drop the stack.
             rj_report("RJIterator: generator ignored close")
-        } else if case .threw(let error) = erasedOutcome {
+        } else if case .threw(let error) = keptCompletion {
             rj_report("RJIterator: generator body threw \(error) while being closed on release; the error is dropped")
         }
     }
@@ -293,17 +207,17 @@ extension _RJCoroutineHost {
 
     /// Keeps how the body ended; called once, when it ends. The field still holds `.none`, a
     /// trivial value, so it is initialised over rather than assigned (an assignment goes
-    /// through `ErasedOutcome`'s value witnesses).
+    /// through `ErasedCompletion`'s value witnesses).
     @inlinable @inline(__always)
-    final func keepOutcome(_ outcome: consuming ErasedOutcome) {
-        assert({ if case .none = erasedOutcome { return true } else { return false } }())
-        initializeOver(&erasedOutcome, with: outcome)
+    final func keepCompletion(_ outcome: consuming ErasedCompletion) {
+        assert({ if case .none = keptCompletion { return true } else { return false } }())
+        initializeOver(&keptCompletion, with: outcome)
     }
 
-    /// The return value kept by `keepOutcome`, if the body returned.
+    /// The return value kept by `keepCompletion`, if the body returned.
     @inlinable
     final func keptReturn<Return>(as _: Return.Type) -> Return? {
-        switch erasedOutcome {
+        switch keptCompletion {
         case .returned(let value): return (value as! Return)
         case .returnedInline(let a, let b, let c): return withUnsafeBytes(of: (a, b, c)) { $0.load(as: Return.self) }
         case .none, .threw, .closed: return nil
@@ -315,26 +229,5 @@ extension _RJCoroutineHost {
     final func hasClient<T: AnyObject>(ofType _: T.Type) -> Bool {
         guard let client else { return false }
         return client._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) == ObjectIdentifier(T.self) }
-    }
-}
-
-extension ErasedOutcome {
-    /// Whether a returned `Return` is kept as its bytes (`returnedInline`).
-    @inlinable
-    static func keepsInline<Return>(_: Return.Type) -> Bool {
-        _isPOD(Return.self) && MemoryLayout<Return>.size <= 24 && MemoryLayout<Return>.alignment <= 8
-    }
-
-    @inlinable
-    init<Return>(_ outcome: Outcome<Return>) {
-        switch outcome {
-        case .returned(let value) where Self.keepsInline(Return.self):
-            var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
-            withUnsafeMutableBytes(of: &bytes) { $0.storeBytes(of: value, as: Return.self) }
-            self = .returnedInline(bytes.0, bytes.1, bytes.2)
-        case .returned(let value): self = .returned(value)
-        case .threw(let error): self = .threw(error)
-        case .closed: self = .closed
-        }
     }
 }

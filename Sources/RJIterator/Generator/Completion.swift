@@ -1,0 +1,44 @@
+/// How a body ended, ES6's word for it: it returned, threw, or was closed (the exit signal went
+/// through every cleanup without a `return(_:)` value to complete with).
+@usableFromInline
+enum Completion<Return> {
+    case returned(Return)
+    case threw(any Error)
+    case closed
+}
+
+/// A completed generator's completion, kept without its static type. `none` until the body
+/// ends: an `ErasedCompletion?` would be stored and destroyed through `Optional`'s generic value
+/// witnesses (measured: about 15 ns of every create + run + release).
+@usableFromInline
+enum ErasedCompletion {
+    case none
+    case returned(Any)
+    /// Returned a trivial value of at most three words, kept as its bytes: nothing to destroy
+    /// (an `Any` is destroyed through its type's value witnesses, even for an `Int`: about 3%
+    /// of a create + run + release). No larger than `returned`'s payload.
+    case returnedInline(UInt64, UInt64, UInt64)
+    case threw(any Error)
+    case closed
+}
+
+extension ErasedCompletion {
+    /// Whether a returned `Return` is kept as its bytes (`returnedInline`).
+    @inlinable
+    static func keepsInline<Return>(_: Return.Type) -> Bool {
+        _isPOD(Return.self) && MemoryLayout<Return>.size <= 24 && MemoryLayout<Return>.alignment <= 8
+    }
+
+    @inlinable
+    init<Return>(_ outcome: Completion<Return>) {
+        switch outcome {
+        case .returned(let value) where Self.keepsInline(Return.self):
+            var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &bytes) { $0.storeBytes(of: value, as: Return.self) }
+            self = .returnedInline(bytes.0, bytes.1, bytes.2)
+        case .returned(let value): self = .returned(value)
+        case .threw(let error): self = .threw(error)
+        case .closed: self = .closed
+        }
+    }
+}
