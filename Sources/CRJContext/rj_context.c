@@ -21,6 +21,7 @@
 #include "rj_frame.h"
 #include "rj_swift_state.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #if RJ_ASAN
@@ -300,11 +301,8 @@ void rj_prepare_fast(rj_coro *c) {
 
 rj_coro *rj_coro_create(size_t stack_size, rj_backend backend, rj_coro_entry entry, void *arg) {
     if (stack_size == 0) stack_size = rj_default_stack_size();
-    if (stack_size < rj_min_stack_size()) {
-        rj_set_error("RJIterator: stackSize %zu is below the minimum of %zu bytes; pass at least %zu KiB",
-                     stack_size, rj_min_stack_size(), rj_min_stack_size() / 1024);
+    else if (rj_check_stack_size(stack_size > (size_t)LLONG_MAX ? LLONG_MAX : (long long)stack_size, "stackSize") != 0)
         return NULL;
-    }
     rj_coro *c = rj_stack_acquire(stack_size);
     if (!c) return NULL;
     c->requested_size = stack_size;

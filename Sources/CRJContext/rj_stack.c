@@ -28,6 +28,7 @@
 #include "rj_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@
 #  define RJ_DEFAULT_STACK (256u * RJ_KIB)
 #endif
 #define RJ_MIN_STACK (16u * RJ_KIB)
+#define RJ_MAX_STACK ((size_t)1 << 46)
 #define RJ_DEFAULT_GUARD (64u * RJ_KIB)
 
 /* ---- Configuration ------------------------------------------------------ */
@@ -75,12 +77,31 @@ size_t rj_page_size(void) {
 }
 
 size_t rj_default_stack_size(void) { return __atomic_load_n(&rj_cfg_stack_size, __ATOMIC_RELAXED); }
-void rj_set_default_stack_size(size_t size) {
-    if (size < RJ_MIN_STACK) size = RJ_MIN_STACK;
+/* The one stack-size policy, for a generator's own size and for the default alike: at least
+ * RJ_MIN_STACK, at most RJ_MAX_STACK (more than any address space); anything else is refused
+ * with a message that names the setting. */
+int rj_check_stack_size(long long size, const char *setting) {
+    if (size < (long long)RJ_MIN_STACK) {
+        rj_set_error("RJIterator: %s %lld is below the minimum of %u bytes; pass at least %u KiB", setting, size,
+                     RJ_MIN_STACK, RJ_MIN_STACK / RJ_KIB);
+        return -1;
+    }
+    if ((unsigned long long)size > RJ_MAX_STACK) {
+        rj_set_error("RJIterator: %s %lld is larger than any address space; pass at most %llu bytes", setting, size,
+                     (unsigned long long)RJ_MAX_STACK);
+        return -1;
+    }
+    return 0;
+}
+
+int rj_set_default_stack_size(size_t size) {
+    if (rj_check_stack_size(size > (size_t)LLONG_MAX ? LLONG_MAX : (long long)size, "RJRuntime.defaultStackSize") != 0)
+        return -1;
     size_t old = __atomic_exchange_n(&rj_cfg_stack_size, size, __ATOMIC_RELAXED);
     __atomic_store_n(&rj_default_map_size_cache, 0, __ATOMIC_RELAXED);
     /* Only default-size stacks are pooled: those of the old size would never be used again. */
     if (old != size) rj_stack_pool_drain();
+    return 0;
 }
 size_t rj_min_stack_size(void) { return RJ_MIN_STACK; }
 static size_t rj_round_to_pages(size_t n) {
@@ -271,12 +292,6 @@ static size_t rj_default_map_size(void) {
 
 static rj_coro *rj_map_stack(size_t stack_size) {
     size_t guard = rj_guard_size();
-    if (stack_size > ((size_t)1 << 46)) {
-        rj_set_error("RJIterator: cannot allocate a generator stack of %zu KiB: larger than any "
-                     "address space; use a smaller stackSize",
-                     stack_size / RJ_KIB);
-        return NULL;
-    }
     size_t map_size = rj_map_size_for(stack_size);
     char *base = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -200,8 +200,12 @@ static void test_pool_and_counts(void) {
     CHECK(none == NULL && strstr(rj_last_error(), "below the minimum"), "tiny stack refused: %s",
           rj_last_error());
     none = rj_coro_create((size_t)1 << 50, rj_default_backend(), count_entry, NULL);
-    CHECK(none == NULL && strstr(rj_last_error(), "RJIterator: cannot allocate a generator stack"),
+    CHECK(none == NULL && strstr(rj_last_error(), "RJIterator: stackSize 1125899906842624 is larger than any address space"),
           "huge stack refused: %s", rj_last_error());
+    size_t before = rj_default_stack_size();
+    CHECK(rj_set_default_stack_size(1024) == -1 && rj_default_stack_size() == before &&
+              strstr(rj_last_error(), "RJRuntime.defaultStackSize 1024 is below the minimum"),
+          "a tiny default is refused by the same rule and the old one kept: %s", rj_last_error());
 }
 
 /* ---- Ids: never reused, even where the memory is ------------------------ */

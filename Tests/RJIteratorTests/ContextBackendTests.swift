@@ -87,11 +87,15 @@ final class ContextBackendTests: XCTestCase {
         #endif
     }
 
+    // The one stack-size rule: the C core refuses a default below the minimum and keeps the
+    // old one (the Swift setter stops the program first: ProbeTests).
     func testStackSizeBelowMinimumIsRejectedByTheCore() {
         let saved = RJRuntime.defaultStackSize
-        defer { RJRuntime.defaultStackSize = saved }
-        RJRuntime.defaultStackSize = 1024
-        XCTAssertEqual(RJRuntime.defaultStackSize, RJRuntime.minimumStackSize)
+        XCTAssertEqual(rj_set_default_stack_size(1024), -1)
+        XCTAssertEqual(RJRuntime.defaultStackSize, saved)
+        XCTAssertEqual(String(cString: rj_last_error()),
+                       "RJIterator: RJRuntime.defaultStackSize 1024 is below the minimum of 16384 bytes; pass at least 16 KiB")
+        XCTAssertEqual(rj_check_stack_size(16 * 1024, "stackSize"), 0)
     }
 
     func testGuardIsAtLeast64KiBAndUsesMadviseOnNewKernels() throws {

@@ -51,6 +51,20 @@ final class ProbeTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("probe finished"))
     }
 
+    // One stack-size rule, one message, for a generator's own size and for the default.
+    func testStackSizesOutsideTheRuleStopTheProgramWithTheSameMessage() throws {
+        for (mode, message) in [
+            ("stack-size-too-small", "RJIterator: stackSize 1024 is below the minimum of 16384 bytes; pass at least 16 KiB"),
+            ("default-stack-size-too-small",
+             "RJIterator: RJRuntime.defaultStackSize 1024 is below the minimum of 16384 bytes; pass at least 16 KiB"),
+            ("stack-size-too-large", "RJIterator: stackSize \(Int.max) is larger than any address space; pass at most"),
+        ] {
+            let r = try probe(mode)
+            XCTAssertTrue(r.stderr.contains(message), "\(mode): \(r.stderr)")
+            XCTAssertTrue(r.signaled, mode)
+        }
+    }
+
     func testStackOverflowOnSecondaryThread() throws {
         let r = try probe("overflow-thread")
         XCTAssertTrue(r.stderr.contains(overflowMessage), r.stderr)

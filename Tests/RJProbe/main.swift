@@ -194,6 +194,12 @@ case "seed-abandon":
     }
     say("live after release +\(RJRuntime.liveStackCount - liveBefore)")
     say("iterator freed: \(weakIterator == nil)")
+case "stack-size-too-small":
+    _ = Generator<Int, Void, Void>(stackSize: 1024) { _ in }
+case "default-stack-size-too-small":
+    RJRuntime.defaultStackSize = 1024
+case "stack-size-too-large":
+    _ = Generator<Int, Void, Void>(stackSize: Int.max) { _ in }
 case "node-take-negative":
     _ = MutableNode(1).take(-1)
 case "node-skip-negative":

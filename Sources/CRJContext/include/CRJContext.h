@@ -293,11 +293,16 @@ int rj_fast_backend_available(void);
  * backend is the fast one, and the build has no sanitizer). */
 int rj_switches_inline_by_default(void);
 
-/* Default usable stack size (256 KiB unless changed). */
+/* Default usable stack size (256 KiB unless changed). Setting a size that
+ * rj_check_stack_size refuses keeps the old one and returns -1. */
 size_t rj_default_stack_size(void);
-void rj_set_default_stack_size(size_t size);
-/* Smallest stack size accepted (a request below it is an error). */
+int rj_set_default_stack_size(size_t size);
+/* Smallest stack size accepted. */
 size_t rj_min_stack_size(void);
+/* The one stack-size policy, for a coroutine's own size and for the default:
+ * 0 if `size` is acceptable; otherwise -1, with a message in rj_last_error()
+ * that names `setting` (what the caller calls the size) and what to pass. */
+int rj_check_stack_size(long long size, const char *_Nonnull setting);
 /* Bytes of guard below every stack (64 KiB unless changed; whole pages).
  * Applies to stacks mapped afterwards; the pool is emptied on a change. */
 size_t rj_guard_size(void);

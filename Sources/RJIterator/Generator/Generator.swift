@@ -70,14 +70,7 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     ///     body or from any function it calls.
     @inlinable
     public convenience init(stackSize: Int? = nil, _ body: @escaping (Yielder<Element, Input>) throws -> Return) {
-        if let stackSize {
-            // fatalError, not precondition: an optimised build drops a precondition's message.
-            if stackSize < RJRuntime.minimumStackSize {
-                fatalError(
-                    "RJIterator: stackSize \(stackSize) is below the minimum of \(RJRuntime.minimumStackSize) bytes; "
-                        + "pass at least \(RJRuntime.minimumStackSize / 1024) KiB")
-            }
-        }
+        if let stackSize { RJRuntime.checkStackSize(stackSize, "stackSize") }
         self.init(checkedStackSize: stackSize ?? 0, body: body)
     }
 

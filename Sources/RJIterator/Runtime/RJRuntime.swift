@@ -31,14 +31,27 @@ public enum RJRuntime {
     public static var switchesInline: Bool { rj_switches_inline_by_default() != 0 }
 
     /// Usable stack size, in bytes, of a generator created without `stackSize:`.
-    /// 256 KiB unless changed; values below ``minimumStackSize`` are raised to it.
-    /// Stacks are committed lazily, so a large value costs address space, not memory.
+    /// 256 KiB unless changed. Stacks are committed lazily, so a large value costs address
+    /// space, not memory. The same rule as for a generator's own `stackSize` applies: a value
+    /// below ``minimumStackSize`` stops the program with a message that says what to pass.
+    ///
+    /// ```swift
+    /// RJRuntime.defaultStackSize = 64 * 1024   // small bodies, many generators
+    /// ```
     public static var defaultStackSize: Int {
         get { Int(rj_default_stack_size()) }
         set {
-            if !(newValue > 0) { fatalError("RJIterator: defaultStackSize must be positive, got \(newValue)") }
-            rj_set_default_stack_size(size_t(newValue))
+            checkStackSize(newValue, "RJRuntime.defaultStackSize")
+            _ = rj_set_default_stack_size(size_t(newValue))
         }
+    }
+
+    /// The one stack-size rule (the C core's `rj_check_stack_size`), for a generator's own size
+    /// and for the default: a size it refuses stops the program with its message. A
+    /// `fatalError`, not a `precondition`: an optimised build drops a precondition's message.
+    @usableFromInline
+    static func checkStackSize(_ size: Int, _ setting: String) {
+        if rj_check_stack_size(Int64(size), setting) != 0 { fatalError(String(cString: rj_last_error())) }
     }
 
     /// The smallest `stackSize` a generator accepts (16 KiB).
