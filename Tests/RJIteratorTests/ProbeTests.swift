@@ -65,6 +65,18 @@ final class ProbeTests: XCTestCase {
         }
     }
 
+    // A stack the system cannot give (address space limited to what the process has and 256
+    // MiB more; a 1 GiB stack): the first next throws an error that names the cause and the
+    // knobs, and the generator stays `created`, so that a later next may succeed.
+    func testStackTheSystemCannotGiveThrowsAClearError() throws {
+        let r = try probe("stack-allocation-fails")
+        XCTAssertTrue(r.stdout.contains("RJIterator: cannot allocate a generator stack of 1048576 KiB: mmap failed with ENOMEM"),
+                      r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("RJRuntime.defaultStackSize"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("state created"), r.stdout)
+        XCTAssertEqual(r.status, 0)
+    }
+
     func testStackOverflowOnSecondaryThread() throws {
         let r = try probe("overflow-thread")
         XCTAssertTrue(r.stderr.contains(overflowMessage), r.stderr)

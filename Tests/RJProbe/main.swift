@@ -194,6 +194,22 @@ case "seed-abandon":
     }
     say("live after release +\(RJRuntime.liveStackCount - liveBefore)")
     say("iterator freed: \(weakIterator == nil)")
+case "stack-allocation-fails":
+    // Address space for everything the process has mapped and 256 MiB more: a 1 GiB stack
+    // cannot be mapped, and the first next throws the error that says why and what to do.
+    let pages = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8))?.split(separator: " ").first.flatMap { Int($0) } ?? 0
+    var limit = rlimit()
+    _ = getrlimit(Int32(RLIMIT_AS.rawValue), &limit)
+    limit.rlim_cur = rlim_t(pages * 4096 + (256 << 20))
+    _ = setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
+    let gen = Generator<Int, Void, Void>(stackSize: 1 << 30) { y in try y.yield(1) }
+    do {
+        _ = try gen.next()
+        say("allocated")
+    } catch {
+        say("\(error)")
+        say("state \(gen.state)")
+    }
 case "stack-size-too-small":
     _ = Generator<Int, Void, Void>(stackSize: 1024) { _ in }
 case "default-stack-size-too-small":
