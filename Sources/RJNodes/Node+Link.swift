@@ -1,3 +1,5 @@
+import RJLocks
+
 extension Node {
     /// Makes this node take every value of `upstream` (EasyReact's `linkTo:`); a node may have
     /// several upstream nodes, and links may form cycles: a value goes once around a cycle and
@@ -88,19 +90,20 @@ extension Node {
     }
 }
 
-/// Cancels one link: removes it from the node it feeds (releasing the upstream it held).
-final class LinkCancelable: Cancelable, @unchecked Sendable {
-    private weak var node: AnyObject?
+/// Cancels one link: removes it from the node it feeds, and lets go of it, so that a cancelled
+/// token kept by its user holds neither node (the link holds its upstream strongly).
+final class LinkCancelable: Cancelable, Sendable {
     private let removeLink: @Sendable (UpstreamLink) -> Void
-    private let link: UpstreamLink
+    /// The link until it is cancelled.
+    private let link: RJLockedValue<UpstreamLink?>
 
     init<Value: Sendable>(node: Node<Value>, link: UpstreamLink) {
-        self.node = node
-        self.link = link
+        self.link = RJLockedValue(link)
         self.removeLink = { [weak node] link in node?.dropLink(link) }
     }
 
     func cancel() {
+        guard let link = link.withLockedValue({ $0.take() }) else { return }
         removeLink(link)
     }
 }

@@ -147,6 +147,30 @@ final class NodeSyncTests: XCTestCase {
         XCTAssertNil(weakB)
     }
 
+    // A cancelled token lets go of what it linked, even while its user still holds it: the
+    // nodes of a cancelled sync (or link) are freed as soon as nothing else holds them.
+    func testACancelledTokenHeldByItsUserHoldsNeitherNode() {
+        weak var weakA: MutableNode<Int>?
+        weak var weakB: MutableNode<Int>?
+        weak var weakC: MutableNode<Int>?
+        var tokens: [any Cancelable] = []
+        do {
+            let a = MutableNode(1)
+            let b = MutableNode<Int>()
+            let c = MutableNode<Int>()
+            (weakA, weakB, weakC) = (a, b, c)
+            tokens.append(a.syncWith(b))
+            tokens.append(c.link(to: a))
+        }
+        XCTAssertNotNil(weakA, "a cycle of links keeps its nodes, as in EasyReact")
+        for token in tokens { token.cancel() }
+        XCTAssertNil(weakA, "the tokens are still held; the nodes are not")
+        XCTAssertNil(weakB)
+        XCTAssertNil(weakC)
+        for token in tokens { token.cancel() }  // a second cancel does nothing
+        XCTAssertEqual(tokens.count, 2)
+    }
+
     func testLinkAndRemoval() {
         let a = MutableNode(1)
         let b = MutableNode<Int>()
