@@ -2,8 +2,15 @@
 /// rounds (or a row's own figure) and the bound it is held to; `nil` means for information.
 /// A target is shown when its rows ran.
 @MainActor
-func holdTargets(_ bench: Bench, switches s: SwitchRows, lifecycle l: LifecycleRows, async a: AsyncRows,
-                 promises p: PromiseRows, nodes n: NodeRows, peers: PeerRows, memory: Row?) {
+func holdTargets(_ bench: Bench, switches s: SwitchRows?, lifecycle l: LifecycleRows?, async a: AsyncRows?,
+                 promises p: PromiseRows?, nodes n: NodeRows?, peers: PeerRows?, chains c: ChainRows?, memory: Row?,
+                 workloads: [Workloads.Rows]) {
+    // Every classic generator program at most half Python's time and no slower than Node's.
+    for w in workloads {
+        bench.ratio("\(w.workload.label) / Python", w.swift, over: w.python, target: 0.5)
+        bench.ratio("\(w.workload.label) / Node", w.swift, over: w.node, target: 1.0)
+    }
+    guard let s, let l, let a, let p, let n, let peers, let c else { return }
     let faster = "(information: > 1 means Generator is faster)"
     let targets: [(String, Row, Row, Double?, String?)] = [
         ("Generator.next / raw fast switch (call/ret)", s.generatorNext, s.rawFast, 1.3, nil),
@@ -30,6 +37,12 @@ func holdTargets(_ bench: Bench, switches s: SwitchRows, lifecycle l: LifecycleR
         ("10,000 pending promises / GCD + 3 objects each", p.promiseMany, p.gcdManyAllocating, nil,
          "(information: what the promises add)"),
         ("node, 10 listeners / direct calls", n.nodeListeners, n.directCalls, nil, "(information: must not grow; was 2.5x-4x)"),
+        ("a value through 1,000 yieldAll / through 10", c.delegation1000, c.delegation10, 1.5,
+         "<= 1.50x (the cost must not grow with the depth)"),
+        ("a filter level in a chain of 1,000 / of 10", c.filters1000, c.filters10, nil,
+         "(information: what a long chain adds per level)"),
+        ("create + release in waves / pooled create + run + release", l.waves, l.createSuspendedRelease, nil,
+         "(information: waves run on resident stacks)"),
     ]
     for (label, row, base, target, text) in targets {
         bench.ratio(label, row, over: base, target: target, text)

@@ -48,10 +48,12 @@ let asyncRows = AsyncRows()
 let peers = PeerRows(bench: bench)
 let promises = PromiseRows()
 let nodes = NodeRows()
+let chains = ChainRows()
 
 let workloads = Workloads.measure(bench)
 if options.workloadsOnly {
-    Workloads.holdTargets(bench, workloads)
+    holdTargets(bench, switches: nil, lifecycle: nil, async: nil, promises: nil, nodes: nil, peers: nil, chains: nil,
+                memory: nil, workloads: workloads)
     finish()
 }
 
@@ -63,7 +65,8 @@ bench.measure([switches.rawFast, switches.rawInline, switches.rawInlineFPU, swit
                asyncRows.awaitCompleted, asyncRows.awaitFulfilled, asyncRows.asyncStream, asyncRows.checkedContinuation,
                switches.semaphores])
 switches.finish()
-bench.measure([lifecycle.createSuspendedRelease, lifecycle.createNoPool])
+bench.measure([lifecycle.createSuspendedRelease, lifecycle.createNoPool, lifecycle.waves])
+bench.measure(chains.all)
 let memoryScale = options.scale ?? (options.quick ? 20_000 : 100_000)
 let memory = MemoryRows.measure(bench, count: memoryScale)
 promises.measure(bench)
@@ -72,6 +75,5 @@ bench.measure(nodes.all)
 bench.checkSomethingRan()
 
 holdTargets(bench, switches: switches, lifecycle: lifecycle, async: asyncRows, promises: promises, nodes: nodes,
-            peers: peers, memory: memory)
-Workloads.holdTargets(bench, workloads)
+            peers: peers, chains: chains, memory: memory, workloads: workloads)
 finish()

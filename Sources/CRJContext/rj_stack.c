@@ -130,8 +130,8 @@ size_t rj_stats_mapped_stacks(void) { return __atomic_load_n(&rj_mapped_count, _
  * most recently freed first, every stack keeping its pages; `cold`, singly
  * linked, stacks whose pages were given back. */
 
-/* A spinlock: the critical sections are a few loads and stores, and an
- * uncontended pthread mutex costs twice as much. */
+/* A spinlock: the critical sections are a few loads and stores, shorter than
+ * an uncontended pthread mutex's own work. */
 static int rj_pool_lock_word;
 static rj_coro *rj_hot_head, *rj_hot_tail, *rj_cold_head;
 static size_t rj_hot_count, rj_cold_count;

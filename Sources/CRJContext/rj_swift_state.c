@@ -14,8 +14,8 @@
  *    coroutine is, for this purpose, a task: we call the same two functions
  *    around a resume, with two words of state per coroutine.
  *
- *    Both calls look the runtime's thread-local up through __tls_get_addr and
- *    cost a third of a round trip, and in the common case both do nothing. So
+ *    Both calls look the runtime's thread-local up through __tls_get_addr, a
+ *    large share of a round trip, and in the common case both do nothing. So
  *    each thread learns once where the runtime keeps its list head: it opens
  *    one tracked access with swift_beginAccess, finds the word of
  *    libswiftCore's thread-local block (dl_iterate_phdr gives its address and

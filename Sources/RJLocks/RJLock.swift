@@ -12,9 +12,9 @@ import Musl
 import Darwin
 #endif
 
-/// The package's one lock, used by RJIterator, RJPromises and RJNodes alike: stored inline in
-/// the object it guards (no allocation), waiters sleep in the kernel instead of spinning, and
-/// ThreadSanitizer understands it.
+/// The package's one lock, used by RJIterator, RJPromises and RJNodes alike: stored in the
+/// object it guards (inline on Linux; one allocation of its own with the portable lock, see
+/// below), waiters sleep in the kernel instead of spinning, and ThreadSanitizer understands it.
 ///
 /// On Linux it is the toolchain's `Synchronization.Mutex` (a futex word, inline); on Apple
 /// platforms, which the package supports from macOS 13 / iOS 16 while `Synchronization` needs
@@ -57,7 +57,7 @@ public struct RJLock: ~Copyable, @unchecked Sendable {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
-        if status != 0 { fatalError("RJIterator: pthread_mutex_init failed (\(status))") }
+        if status != 0 { fatalError("RJLocks: pthread_mutex_init failed (\(status))") }
         #endif
     }
 
@@ -115,10 +115,10 @@ public struct RJLock: ~Copyable, @unchecked Sendable {
         #else
         // ThreadSanitizer understands pthread mutexes itself.
         let locked = pthread_mutex_lock(mutex)
-        if locked != 0 { fatalError("RJIterator: pthread_mutex_lock failed (\(locked))") }
+        if locked != 0 { fatalError("RJLocks: pthread_mutex_lock failed (\(locked))") }
         defer {
             let unlocked = pthread_mutex_unlock(mutex)
-            if unlocked != 0 { fatalError("RJIterator: pthread_mutex_unlock failed (\(unlocked))") }
+            if unlocked != 0 { fatalError("RJLocks: pthread_mutex_unlock failed (\(unlocked))") }
         }
         return try body()
         #endif

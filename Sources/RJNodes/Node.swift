@@ -31,7 +31,7 @@ public class Node<Value: Sendable>: @unchecked Sendable {
     }
 
     /// A class, not a struct: a wave copies the edge list and walks it, and copying a struct
-    /// with closures and a node reference retained each of them (a fifth of a delivery).
+    /// with closures and a node reference retained each of them, on every delivery.
     @usableFromInline
     final class Edge: @unchecked Sendable {
         @usableFromInline let id: UInt64

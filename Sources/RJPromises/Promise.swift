@@ -49,8 +49,8 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     // value in its own small object, the error as an existential. A stored
     // `Result<Value, any Error>?` made every promise's deinit (generic code, shared by all
     // `Value`s) look up the metadata of `Result<Value, any Error>` and of its `Optional` in
-    // the runtime's cache: two hash lookups, about 50 ns, two thirds of making and dropping a
-    // fulfilled promise (measured with perf; docs/performance.md).
+    // the runtime's cache: two hash lookups, most of the cost of making and dropping a
+    // fulfilled promise (docs/performance.md).
     @usableFromInline @exclusivity(unchecked) var state = SettledState.pending
     @usableFromInline @exclusivity(unchecked) var inlineValue: (UInt64, UInt64) = (0, 0)
     @usableFromInline @exclusivity(unchecked) var fulfilled: Fulfilled<Value>?

@@ -31,6 +31,21 @@ struct LifecycleRows {
         }
     }
 
+    /// A backtracking program's pattern: 40 generators made and suspended at once, then all
+    /// released, over and over. The pool hands the same resident stacks back every wave.
+    let waves = Row(LifecycleRows.group, "create + next + release in waves of 40", note: "per generator, suspended ones") { n in
+        var alive: [Generator<Int, Void, Void>] = []
+        alive.reserveCapacity(40)
+        for wave in 0..<Swift.max(1, n / 40) {
+            for i in 0..<40 {
+                let g = Generator<Int, Void, Void> { y in try y.yield(wave &+ i) }
+                blackHole(try! g.next())
+                alive.append(g)
+            }
+            alive.removeAll(keepingCapacity: true)
+        }
+    }
+
     let createNoPool = Row(LifecycleRows.group, "create + first next + release (no pool)", note: "mmap + guard + munmap each time") { n in
         let savedLimit = RJRuntime.stackPoolLimit
         RJRuntime.stackPoolLimit = 0

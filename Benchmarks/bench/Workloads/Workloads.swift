@@ -105,12 +105,4 @@ enum Workloads {
             return ns / 1e6
         })
     }
-
-    /// The targets: every program at most half Python's time and no slower than Node's.
-    static func holdTargets(_ bench: Bench, _ rows: [Rows]) {
-        for r in rows {
-            bench.ratio("\(r.workload.label) / Python", r.swift, over: r.python, target: 0.5)
-            bench.ratio("\(r.workload.label) / Node", r.swift, over: r.node, target: 1.0)
-        }
-    }
 }

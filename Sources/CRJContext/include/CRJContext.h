@@ -337,7 +337,7 @@ size_t rj_stats_trimmed_stacks(void);
 int rj_guard_uses_madvise(void);
 
 /* 1 if this thread checks Swift's exclusivity state inline before calling the
- * runtime (see rj_context.c); 0 if it calls the runtime on every switch
+ * runtime (see rj_swift_state.c); 0 if it calls the runtime on every switch
  * (RJ_EXCLUSIVITY_SLOW_PATH=1 in the environment forces that). */
 int rj_exclusivity_fast_path(void);
 

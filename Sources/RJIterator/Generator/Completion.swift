@@ -9,14 +9,14 @@ enum Completion<Return> {
 
 /// A completed generator's completion, kept without its static type. `none` until the body
 /// ends: an `ErasedCompletion?` would be stored and destroyed through `Optional`'s generic value
-/// witnesses (measured: about 15 ns of every create + run + release).
+/// witnesses, on every generator's creation and release (docs/performance.md).
 @usableFromInline
 enum ErasedCompletion {
     case none
     case returned(Any)
     /// Returned a trivial value of at most three words, kept as its bytes: nothing to destroy
-    /// (an `Any` is destroyed through its type's value witnesses, even for an `Int`: about 3%
-    /// of a create + run + release). No larger than `returned`'s payload.
+    /// (an `Any` is destroyed through its type's value witnesses, even for an `Int`). No larger
+    /// than `returned`'s payload.
     case returnedInline(UInt64, UInt64, UInt64)
     case threw(any Error)
     case closed

@@ -23,8 +23,8 @@ import RJLocks
 //   local of the body's suspended frame (`inbox`), the body's outcome into another local of
 //   the resumer (`completionBox`). Each pointer is valid exactly while the frame it points into
 //   is blocked in the switch. The objects then hold no field of a generic type, so creating
-//   and destroying a generator needs no generic type metadata at run time (looking it up
-//   cost several hundred nanoseconds per generator).
+//   and destroying a generator needs no generic type metadata at run time (a lookup in the
+//   runtime's cache, several times the cost of the rest of a generator's life).
 // - The outcome of a completed generator is kept type-erased (`ErasedCompletion`) for the calls
 //   that report it again.
 //
@@ -67,8 +67,8 @@ public class _RJCoroutineHost {
     @usableFromInline final let main: (UnsafeMutableRawPointer) -> Void
     @usableFromInline final let stateWord = RJAtomic<GeneratorState>(.created)
     /// `true` until the first `acquire`: that one tries `created` first. A compare-exchange
-    /// that fails costs as much as one that succeeds (about 2.5 ns, 2% of making and running a
-    /// generator), and every later `acquire` expects `suspended`; the load of this hint is not
+    /// that fails costs as much as one that succeeds, and every later `acquire` expects
+    /// `suspended`; the load of this hint is not
     /// in the way of that compare-exchange, whose expected value is a constant.
     @usableFromInline final let mayBeFresh = RJAtomic<Bool>(true)
     /// The resumer's `Element?` local the body writes a yielded value into.

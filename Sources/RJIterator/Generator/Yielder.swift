@@ -15,8 +15,8 @@ import CRJContext
 /// ```
 public struct Yielder<Element, Input> {
     /// The generator whose body this is. Unmanaged, used through `_withUnsafeGuaranteedRef`:
-    /// an `unowned(unsafe)` reference is retained around each call, and that retain/release
-    /// pair was a fifth of a round trip.
+    /// an `unowned(unsafe)` reference is retained around each call, a retain/release pair on
+    /// every yield.
     @usableFromInline let host: Unmanaged<_RJCoroutineHost>
     /// The id of the body's coroutine (`rj_coro_id`), which no other coroutine ever gets: the
     /// misuse check compares it, not an address that a later generator may reuse.

@@ -2,7 +2,7 @@
 ///
 /// What Swift emits for a copy or destroy of an `Any?` calls `Optional<Any>`'s generic value
 /// witnesses, which ask the existential for its tag and then call the payload type's witness:
-/// four or five indirect calls, about 10 ns each way on the seed API's hot path. An `Any?` is
+/// four or five indirect calls, each way, on the seed API's hot path. An `Any?` is
 /// laid out as an `Any` (three words of value, one of type metadata) whose null metadata
 /// word means `nil`, so the tag is read here directly and a non-nil value is copied or
 /// destroyed as the `Any` it holds: one call, into the payload type's own witness.
