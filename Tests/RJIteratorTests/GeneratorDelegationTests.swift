@@ -165,7 +165,7 @@ final class GeneratorDelegationTests: XCTestCase {
             do {
                 let outer = level(30)
                 XCTAssertEqual(try outer.next().yieldedValue, 0)
-                XCTAssertEqual(RJRuntime.liveStackCount, liveBefore + 31)
+                withExtendedLifetime(outer) { XCTAssertEqual(RJRuntime.liveStackCount, liveBefore + 31) }
             }
             XCTAssertEqual(log.all, (0...30).map { "closed \($0)" })
             XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
