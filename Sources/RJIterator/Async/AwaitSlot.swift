@@ -152,14 +152,15 @@ final class AwaitSlot: @unchecked Sendable {
         return true
     }
 
-    /// Completes await `generation` with ``RJAsyncError/cancelled`` and stops its work.
-    func cancel(_ generation: UInt64) {
+    /// Completes await `generation` with `error` (the host's cancellation error) and stops its
+    /// work.
+    func cancel(_ generation: UInt64, with error: any Error) {
         let stop: (@Sendable () -> Void)?? = lock.withLock {
             if state.load(ordering: .relaxed) != Self.pending(generation) { return .none }
             return .some(onCancel)
         }
         guard case .some(let work) = stop else { return }
-        if complete(RJResult(value: nil, error: RJAsyncError.cancelled, done: false), for: generation) {
+        if complete(RJResult(value: nil, error: error, done: false), for: generation) {
             work?()
         }
     }

@@ -99,29 +99,24 @@ public func rj_async(_ body: @escaping @MainActor () throws -> Void) -> RJMainAc
 /// ``RJAsyncError/callbackDropped``); when the body ends, the task lets its stack go and runs
 /// its `finally` handlers.
 /// Thread-safe: every member may be called from any thread.
-public class RJAsyncTask: @unchecked Sendable {
-    /// The queue the body and the `finally` handlers run on.
-    public let queue: DispatchQueue
+public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     private let lock = RJLock()
     // Guarded by `lock`, which already makes every access exclusive: no dynamic check.
     @exclusivity(unchecked) private var core: Generator<UInt64, RJResult, Void>?
     /// The generation of the await the body is suspended in, if it is.
     @exclusivity(unchecked) private var pendingAwait: UInt64?
-    /// The body's awaits, one at a time.
-    let awaits = AwaitSlot()
     @exclusivity(unchecked) private var handlers: [@Sendable () -> Void] = []
     @exclusivity(unchecked) private var waiters: [CheckedContinuation<Void, any Error>] = []
     @exclusivity(unchecked) private var thrown: (any Error)?
-    /// Written holding `lock` (ordered with `pendingAwait`), read without it by every
-    /// `rj_await`, which checks it before it starts anything.
-    private let cancelled = RJAtomic<Bool>(false)
     @exclusivity(unchecked) private var finished = false
 
+    /// The body and `finally` handlers run on `queue` (``_RJAwaitHost/queue``); `cancelled`
+    /// is written holding `lock` (ordered with `pendingAwait`).
     init(queue: DispatchQueue, body: @escaping @Sendable () throws -> Void) {
-        self.queue = queue
         let core = Generator<UInt64, RJResult, Void>(checkedStackSize: 0) { _ in try body() }
         self.core = core
-        core.client = Unmanaged.passUnretained(self)
+        super.init(queue: queue)
+        adopt(core)
     }
 
     /// Resumes the body on its queue with an await's result. Made once per task. Unowned: a
@@ -167,7 +162,7 @@ public class RJAsyncTask: @unchecked Sendable {
                     pendingAwait = generation
                     return cancelled.load(ordering: .relaxed)
                 }
-                if cancelledMeanwhile { awaits.cancel(generation) }
+                if cancelledMeanwhile { awaits.cancel(generation, with: cancellationError) }
                 guard awaits.arm(generation, resumer) else { return }
                 input = awaits.takeResult()
             }
@@ -255,11 +250,8 @@ public class RJAsyncTask: @unchecked Sendable {
             cancelled.store(true, ordering: .releasing)
             return pendingAwait
         }
-        if let pending { awaits.cancel(pending) }
+        if let pending { awaits.cancel(pending, with: cancellationError) }
     }
-
-    /// Whether ``cancel()`` was called.
-    public final var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     /// Whether the body has ended (or was cancelled before it started) and the `finally`
     /// handlers have been started.
@@ -287,27 +279,7 @@ public class RJAsyncTask: @unchecked Sendable {
 
     // MARK: rj_await's side
 
-    /// The task whose body is running on this thread, if any.
-    static var current: RJAsyncTask? {
-        currentUnretained?.takeUnretainedValue()
-    }
-
-    /// `current` without a retain: valid while the body runs (its task outlives it).
-    static var currentUnretained: Unmanaged<RJAsyncTask>? {
-        guard let current = rj_coro_current(), let owner = rj_coro_owner(current) else { return nil }
-        return Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { host in
-            // Exact-type checks (no dynamic cast): the class and its one subclass.
-            guard host.hasClient(ofType: RJAsyncTask.self) || host.hasClient(ofType: RJMainActorTask.self),
-                  let client = host.client
-            else { return nil }
-            return Unmanaged<RJAsyncTask>.fromOpaque(client.toOpaque())
-        }
-    }
-
-    /// Suspends the body until await `generation` completes; called on the body's own stack,
-    /// after the awaited work was started. Work that called back already (a callback called
-    /// inside the task closure) is not waited for: no switch, no queue hop.
-    final func suspend(awaiting generation: UInt64) -> RJResult {
+    override final func suspend(awaiting generation: UInt64) -> RJResult {
         if awaits.hasEarlyResult(generation) { return awaits.takeResult() }
         guard let core = lock.withLock({ self.core }) else {
             return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)

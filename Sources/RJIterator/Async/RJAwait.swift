@@ -25,9 +25,9 @@ public func rj_await(_ task: RJAsyncClosure) -> RJResult {
     // Unretained: the running body's task is alive (its driver holds it while the body runs,
     // and `suspend` holds it while the body waits). Every retain here is an atomic operation
     // on the path of an await that completes at once.
-    guard let current = RJAsyncTask.currentUnretained else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
+    guard let current = _RJAwaitHost.currentUnretained else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     return current._withUnsafeGuaranteedRef { current in
-        if current.isCancelled { return RJResult(value: nil, error: RJAsyncError.cancelled) }
+        if current.isCancelled { return RJResult(value: nil, error: current.cancellationError) }
         let generation = current.awaits.begin()
         start(task, completing: current.awaits, generation)
         return current.suspend(awaiting: generation)
@@ -71,9 +71,9 @@ public func rj_await<T>(_ promise: Promise<T>) -> RJResult {
     switch awaitingTaskState() {
     case .none:
         return RJResult(value: nil, error: RJAsyncError.notInAsync)
-    case .cancelled:
+    case .cancelled(let error):
         promise.cancel()
-        return RJResult(value: nil, error: RJAsyncError.cancelled)
+        return RJResult(value: nil, error: error)
     case .running:
         if let settled = promise.settledResult { return RJResult(settled) }
         return awaitPending(promise)
@@ -83,19 +83,21 @@ public func rj_await<T>(_ promise: Promise<T>) -> RJResult {
 /// Where the code calling `rj_await` runs.
 @usableFromInline
 enum AwaitingTaskState {
-    case none, cancelled, running
+    case none, running
+    /// The body's host was cancelled: its awaits give this error at once.
+    case cancelled(any Error)
 }
 
 @usableFromInline
 func awaitingTaskState() -> AwaitingTaskState {
-    guard let current = RJAsyncTask.currentUnretained else { return .none }
-    return current._withUnsafeGuaranteedRef { $0.isCancelled } ? .cancelled : .running
+    guard let current = _RJAwaitHost.currentUnretained else { return .none }
+    return current._withUnsafeGuaranteedRef { $0.isCancelled ? .cancelled($0.cancellationError) : .running }
 }
 
 /// `rj_await(promise)` of a pending promise: suspends until it settles.
 @usableFromInline
 func awaitPending<T>(_ promise: Promise<T>) -> RJResult {
-    guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
+    guard let current = _RJAwaitHost.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     let slot = current.awaits
     let generation = slot.begin()
     slot.setOnCancel({ promise.cancel() }, for: generation)
@@ -123,8 +125,8 @@ public func rj_await(value: Any?) -> RJResult {
 /// let r = rj_await(slowRequest(), timeout: 2)
 /// ```
 public func rj_await(_ task: RJAsyncClosure, timeout: Double) -> RJResult {
-    guard let current = RJAsyncTask.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
-    if current.isCancelled { return RJResult(value: nil, error: RJAsyncError.cancelled) }
+    guard let current = _RJAwaitHost.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
+    if current.isCancelled { return RJResult(value: nil, error: current.cancellationError) }
     let slot = current.awaits
     let generation = slot.begin()
     // Ignored once the await completed another way: the generation has moved on.
@@ -288,8 +290,8 @@ public func rj_awaitValue<T>(_ task: @Sendable (@escaping @Sendable (T) -> Void)
 /// let text = try rj_awaitValue { try await String(contentsOf: url) }
 /// ```
 public func rj_awaitValue<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
-    guard let current = RJAsyncTask.current else { throw RJAsyncError.notInAsync }
-    if current.isCancelled { throw RJAsyncError.cancelled }
+    guard let current = _RJAwaitHost.current else { throw RJAsyncError.notInAsync }
+    if current.isCancelled { throw current.cancellationError }
     let slot = current.awaits
     let generation = slot.begin()
     let swiftTask = Task {

@@ -88,6 +88,9 @@ public class _RJCoroutineHost {
     /// coroutine. The generator itself never looks at it.
     /// Set once, before the body first runs (hence unchecked: read on every seed yield).
     @usableFromInline @exclusivity(unchecked) final var client: Unmanaged<AnyObject>?
+    /// What kind of object `client` is, in the terms of the layer that set it (0: none said);
+    /// lets that layer find its object without a dynamic cast.
+    @usableFromInline @exclusivity(unchecked) final var clientKind: UInt8 = 0
     @usableFromInline @exclusivity(unchecked) final var releasePolicy = ReleasePolicy.close
     /// While the body is suspended in `yieldAll`: the generator it delegates to, which it
     /// owns (Generator+Delegation.swift). Unretained: the body's `yieldAll` frame holds it.

@@ -1,0 +1,46 @@
+/// `for try await x in generator`: an async generator whose `Input` is `Void` is an
+/// `AsyncSequence` of its elements. Iteration ends when the body returns; an error of the body
+/// is thrown to the loop; cancelling the loop's task stops the body (its cleanups run).
+///
+/// ```swift
+/// let squares = AsyncGenerator<Int, Void, Void> { y in for i in 1...3 { try y.yield(i * i) } }
+/// for try await s in squares { print(s) }   // 1 4 9
+/// ```
+extension AsyncGenerator: AsyncSequence where Input == Void {
+    @inlinable
+    public func makeAsyncIterator() -> AsyncGeneratorIterator<Element, Return> {
+        AsyncGeneratorIterator(generator: self)
+    }
+}
+
+/// The iterator of an ``AsyncGenerator`` with `Input == Void`; iterating it advances the
+/// generator. After the end, or after an error, it gives `nil`.
+///
+/// ```swift
+/// var it = squares.makeAsyncIterator()
+/// try await it.next()   // 1
+/// ```
+public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: AsyncIteratorProtocol {
+    @usableFromInline let generator: AsyncGenerator<Element, Void, Return>
+    @usableFromInline var finished = false
+
+    @usableFromInline init(generator: AsyncGenerator<Element, Void, Return>) {
+        self.generator = generator
+    }
+
+    @inlinable
+    public mutating func next() async throws -> Element? {
+        if finished { return nil }
+        do {
+            switch try await generator.next() {
+            case .yielded(let value): return value
+            case .returned:
+                finished = true
+                return nil
+            }
+        } catch {
+            finished = true
+            throw error
+        }
+    }
+}

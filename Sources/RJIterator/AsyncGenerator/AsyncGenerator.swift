@@ -1,0 +1,449 @@
+import CRJContext
+import Foundation
+import RJLocks
+
+/// A stackful generator whose body may also wait for asynchronous work: it `yield`s values
+/// (from any depth of calls) and, between them, `rj_await`s callbacks, promises and Swift
+/// `async` functions exactly as an ``rj_async(on:_:)`` body does. It is consumed from Swift
+/// concurrency (`try await gen.next()`, `for try await x in gen`) and from `rj_async` bodies
+/// and other async generators' bodies (``rj_await(nextOf:)``), with no Swift task in between.
+///
+/// ```swift
+/// // A paginated fetch: each page is awaited, its items yielded one by one.
+/// let items = AsyncGenerator<String, Void, Void> { y in
+///     var page = 0
+///     while let batch = try rj_awaitValue(fetchPage(page)) {   // a callback API, a promise...
+///         for item in batch { try y.yield(item) }
+///         page += 1
+///     }
+/// }
+/// for try await item in items { print(item) }
+/// ```
+///
+/// Semantics (ES2018's async generators and Python's, PEP 525; docs/async-generators.md has
+/// the table):
+/// - Calls are **requests**, served one at a time and in order: a `next`, `return` or `throw`
+///   made while another is in progress, from any task, waits its turn and gets its own step.
+/// - **No buffering**: the body runs only while a request is being served; after three `next`
+///   calls on a fresh generator, the body has reached exactly its third `yield`.
+/// - `return(v)` and `throw(e)` act at the body's `yield`, as for ``Generator``; while the body
+///   awaits, they wait their turn.
+/// - **Cancellation**: when the Swift task waiting in `next` is cancelled, the body's pending
+///   `rj_await` gives `CancellationError` (`rj_awaitValue` throws it), every later `yield` and
+///   await of the body throws or gives it too, so the body's cleanups run, and that `next`
+///   throws `CancellationError`. A cancelled `for try await` loop therefore stops the producer.
+/// - **Release**: when the last reference to a generator suspended at a `yield` goes, the body
+///   is closed as a ``Generator``'s is (its `defer`s run; an `rj_await` there gives
+///   `CancellationError` at once), wherever the last reference is dropped. While the body
+///   awaits, the await keeps the generator alive.
+///
+/// Threads: the body runs on the thread that made the request, until it yields (a body that
+/// yields without awaiting costs no Swift task and no continuation), or until it awaits: it
+/// then resumes on ``_RJAwaitHost/queue`` (the global queue unless given), and the request is
+/// answered from there. Nothing blocks a thread: an await suspends the body's coroutine, not
+/// the thread. The type is `Sendable`; the body must be, since it runs on several threads.
+public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Sendable>: _RJAwaitHost, @unchecked Sendable {
+    @usableFromInline typealias Core = Generator<AsyncEvent<Element>, AsyncResume<Input>, Return>
+    @usableFromInline typealias Request = AsyncRequest<Element, Input, Return>
+
+    /// The body's coroutine. Touched only by the thread that holds the `busy` phase.
+    @usableFromInline let core: Core
+    /// Who may run the body now (see `AsyncPhase`).
+    @usableFromInline let phase = RJAtomic<AsyncPhase>(.idle)
+    private let lock = RJLock()
+    // Guarded by `lock`.
+    /// Requests waiting for the one being served, in order.
+    @exclusivity(unchecked) private var waiting: [Request] = []
+    /// The request being served while the body awaits, and that await's generation.
+    @exclusivity(unchecked) private var serving: Request?
+    @exclusivity(unchecked) private var pendingAwait: UInt64?
+
+    /// Makes an async generator; nothing of `body` runs until the first request.
+    ///
+    /// - Parameters:
+    ///   - queue: where the body runs after each `rj_await` (the global queue by default).
+    ///   - body: the generator's code; `yield` on the ``AsyncYielder`` it receives, from the
+    ///     body or from any function it calls, and `rj_await` anything in between.
+    ///
+    /// ```swift
+    /// let ticker = AsyncGenerator<Int, Void, Void> { y in
+    ///     for i in 0..<3 {
+    ///         _ = rj_await { done in DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { done(nil, nil) } }
+    ///         try y.yield(i)
+    ///     }
+    /// }
+    /// ```
+    public init(on queue: DispatchQueue = .global(), _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
+        core = Core(checkedStackSize: 0) { y in
+            try body(AsyncYielder(host: y.host, id: y.id))
+        }
+        super.init(queue: queue)
+        adopt(core)
+    }
+
+    deinit {
+        // Nothing can request anything any more, and no await is pending (an await keeps its
+        // generator alive): close a body suspended at a `yield` here, as a Generator's release
+        // does. Its cleanups cannot wait for anything: an `rj_await` there gives
+        // `CancellationError` at once.
+        cancelled.store(true, ordering: .releasing)
+        core.closeOnRelease()
+    }
+
+    override var cancellationError: any Error { CancellationError() }
+
+    // MARK: Requests
+
+    /// Resumes the body with `input` (what its pending `yield` returns; ignored on the first
+    /// call) and returns the step it took: the next value, or its return value once it ends.
+    ///
+    /// - Throws: the body's error (again on every later call), or `CancellationError` if the
+    ///   task calling it was cancelled.
+    ///
+    /// ```swift
+    /// let running = AsyncGenerator<Int, Int, Void> { y in var total = 0; while true { total += try y.yield(total) } }
+    /// _ = try await running.next(0)    // .yielded(0)
+    /// _ = try await running.next(5)    // .yielded(5)
+    /// ```
+    @inlinable @discardableResult
+    public func next(_ input: Input) async throws -> GeneratorStep<Element, Return> {
+        try await request(.next(input))
+    }
+
+    /// Finishes the generator with `value`, at the body's `yield` (its cleanups run and may
+    /// await or yield, as for ``Generator/return(_:)``); waits for the requests before it.
+    ///
+    /// ```swift
+    /// _ = try await gen.return(())   // .returned(())
+    /// ```
+    @inlinable @discardableResult
+    public func `return`(_ value: Return) async throws -> GeneratorStep<Element, Return> {
+        try await request(.returning(value))
+    }
+
+    /// Throws `error` into the body at its `yield`; the body may catch it and yield again.
+    /// Waits for the requests before it.
+    ///
+    /// ```swift
+    /// _ = try await gen.throw(CancellationError())
+    /// ```
+    @inlinable @discardableResult
+    public func `throw`(_ error: any Error) async throws -> GeneratorStep<Element, Return> {
+        try await request(.throwing(error))
+    }
+
+    /// Where the body is: `created` before the first request, `suspended` at a `yield` with
+    /// no request in progress, `running` while a request is served (the body running, or
+    /// awaiting), `completed` once it has ended.
+    ///
+    /// ```swift
+    /// gen.state   // .created
+    /// ```
+    public var state: GeneratorState {
+        switch phase.load(ordering: .acquiring) {
+        case .completed: return .completed
+        case .busy, .busyWithWaiters: return .running
+        case .idle: return core.state
+        }
+    }
+
+    /// One request from Swift concurrency: served here, on the caller's thread, when nothing
+    /// else is in progress (the common case costs no continuation); otherwise queued.
+    @inlinable
+    func request(_ operation: AsyncOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
+        if Task.isCancelled { return try await requestCancelled(operation) }
+        if phase.compareExchange(expected: .idle, desired: .busy, ordering: .acquiringAndReleasing).exchanged {
+            switch serve(operation) {
+            case .answered(let result):
+                finishRequest()
+                return try result.get()
+            case .awaiting(let generation):
+                // The body waits for work: from here the request is answered from the queue.
+                let request = Request(operation)
+                if let result = arm(request, awaiting: generation) { drive(request, .awaited(result)) }
+                return try await waitCancellably(request)
+            }
+        }
+        let request = Request(operation)
+        submit(request)
+        return try await waitCancellably(request)
+    }
+
+    /// Waits for `request`'s answer; cancelling the waiting task cancels it.
+    @usableFromInline
+    func waitCancellably(_ request: Request) async throws -> GeneratorStep<Element, Return> {
+        try await withTaskCancellationHandler {
+            try await request.wait()
+        } onCancel: {
+            self.cancel(request)
+        }
+    }
+
+    /// A request made by a task that is cancelled already: the body's `yield` throws
+    /// `CancellationError`, its cleanups run, and the request throws it.
+    @usableFromInline
+    func requestCancelled(_ operation: AsyncOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
+        cancelled.store(true, ordering: .releasing)
+        let request = Request(.throwing(CancellationError()))
+        submit(request)
+        _ = try? await request.wait()
+        throw CancellationError()
+    }
+
+    // MARK: Serving
+
+    /// Runs the body for `operation` until it yields, ends or awaits. Called holding `busy`.
+    @inlinable
+    func serve(_ operation: AsyncOperation<Input, Return>) -> AsyncServed<Element, Return> {
+        do {
+            let step: GeneratorStep<AsyncEvent<Element>, Return>
+            switch operation {
+            case .next(let input): step = try core.nextStep(.input(input))
+            case .returning(let value): step = try core.step(.returning(value))
+            case .throwing(let error): step = try core.step(.throwing(error))
+            case .start: step = try core.step(.start)
+            case .close: step = try core.step(.close)
+            }
+            return Self.served(step)
+        } catch {
+            return .answered(.failure(error))
+        }
+    }
+
+    /// Resumes the body, waiting in an await, with that await's result. Called holding `busy`.
+    @usableFromInline
+    func serve(afterAwait result: RJResult) -> AsyncServed<Element, Return> {
+        do {
+            return Self.served(try core.nextStep(.awaited(result)))
+        } catch {
+            return .answered(.failure(error))
+        }
+    }
+
+    @inlinable
+    static func served(_ step: GeneratorStep<AsyncEvent<Element>, Return>) -> AsyncServed<Element, Return> {
+        switch step {
+        case .yielded(.yielded(let value)): return .answered(.success(.yielded(value)))
+        case .yielded(.awaiting(let generation)): return .awaiting(generation)
+        case .returned(let value): return .answered(.success(.returned(value)))
+        }
+    }
+
+    /// After a request was answered, holding `busy`: gives `busy` back, or, when requests
+    /// wait, starts the next one on the generator's queue (the caller goes on at once), or,
+    /// when the body has ended, answers every waiting request from the kept outcome.
+    @usableFromInline
+    func finishRequest() {
+        if core.state == .completed { return complete() }
+        if phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged { return }
+        guard let next = takeNextWaiting() else { return }
+        queue.async { self.drive(next, .operation(next.operation)) }
+    }
+
+    /// The next waiting request, keeping `busy`; nil (and `idle`) when there is none.
+    private func takeNextWaiting() -> Request? {
+        lock.withLock {
+            if waiting.isEmpty {
+                phase.store(.idle, ordering: .releasing)
+                return nil
+            }
+            let next = waiting.removeFirst()
+            phase.store(waiting.isEmpty ? .busy : .busyWithWaiters, ordering: .releasing)
+            return next
+        }
+    }
+
+    /// What resumes the body: a request's operation, or an await's result.
+    @usableFromInline
+    enum Resumption {
+        case operation(AsyncOperation<Input, Return>)
+        case awaited(RJResult)
+    }
+
+    /// Serves `request`, and the ones waiting after it, holding `busy`, on whichever thread
+    /// calls it; returns when none is left or the body awaits.
+    @usableFromInline
+    func drive(_ first: Request, _ firstResumption: Resumption) {
+        var request = first
+        var resumption = firstResumption
+        lock.withLock { serving = request }
+        while true {
+            let served: AsyncServed<Element, Return>
+            switch resumption {
+            case .operation(let operation): served = serve(operation)
+            case .awaited(let result): served = serve(afterAwait: result)
+            }
+            switch served {
+            case .awaiting(let generation):
+                guard let result = arm(request, awaiting: generation) else { return }
+                resumption = .awaited(result)
+                continue
+            case .answered(let result):
+                request.answer(result)
+            }
+            lock.withLock {
+                serving = nil
+                pendingAwait = nil
+            }
+            if core.state == .completed { return complete() }
+            if phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged { return }
+            guard let next = takeNextWaiting() else { return }
+            request = next
+            resumption = .operation(next.operation)
+            lock.withLock { serving = request }
+        }
+    }
+
+    /// The body waits in await `generation` while serving `request`: records both and arms
+    /// the await, whose completion resumes the body on the queue. Returns the result when the
+    /// await has completed already (the caller resumes the body at once).
+    @usableFromInline
+    func arm(_ request: Request, awaiting generation: UInt64) -> RJResult? {
+        let cancelledMeanwhile = lock.withLock { () -> Bool in
+            serving = request
+            pendingAwait = generation
+            return cancelled.load(ordering: .relaxed)
+        }
+        if cancelledMeanwhile { awaits.cancel(generation, with: cancellationError) }
+        guard awaits.arm(generation, resumer) else { return nil }
+        return awaits.takeResult()
+    }
+
+    /// Resumes the body on the queue with an await's result. Unowned: a body waiting in an
+    /// await holds its generator (`suspend(awaiting:)` retains it for as long as it waits).
+    private lazy var resumer: @Sendable (UncheckedBox<RJResult>) -> Void = { [unowned self] box in
+        queue.async {
+            let request = self.lock.withLock { self.serving }
+            guard let request else { return }
+            self.drive(request, .awaited(box.value))
+        }
+    }
+
+    /// Queues `request`, or serves it here if nothing is in progress, or answers it from the
+    /// kept outcome if the body has ended.
+    @usableFromInline
+    func submit(_ request: Request) {
+        let next: SubmitDecision = lock.withLock {
+            while true {
+                switch phase.load(ordering: .acquiring) {
+                case .idle:
+                    if phase.compareExchange(expected: .idle, desired: .busy, ordering: .acquiringAndReleasing).exchanged {
+                        return .serveHere
+                    }
+                case .busy:
+                    if phase.compareExchange(expected: .busy, desired: .busyWithWaiters, ordering: .acquiringAndReleasing)
+                        .exchanged
+                    {
+                        waiting.append(request)
+                        return .queued
+                    }
+                case .busyWithWaiters:
+                    waiting.append(request)
+                    return .queued
+                case .completed:
+                    return .completed
+                }
+            }
+        }
+        switch next {
+        case .serveHere: drive(request, .operation(request.operation))
+        case .queued: break
+        case .completed: request.answer(answerCompleted(request.operation))
+        }
+    }
+
+    /// The body has ended: every waiting request is answered from the kept outcome.
+    private func complete() {
+        let left: [Request] = lock.withLock {
+            phase.store(.completed, ordering: .releasing)
+            defer { waiting = [] }
+            return waiting
+        }
+        for request in left { request.answer(answerCompleted(request.operation)) }
+    }
+
+    /// A request on a generator whose body has ended: `next` reports the kept outcome,
+    /// `return(v)` gives `.returned(v)`, `throw(e)` throws `e` (as for a completed Generator).
+    private func answerCompleted(_ operation: AsyncOperation<Input, Return>) -> Result<GeneratorStep<Element, Return>, any Error> {
+        Result {
+            switch operation {
+            case .returning(let value): return .returned(value)
+            case .throwing(let error): throw error
+            case .next, .start, .close:
+                if let value = core.returnedValue { return .returned(value) }
+                if case .threw(let error) = core.keptCompletion { throw error }
+                throw GeneratorError.closed
+            }
+        }
+    }
+
+    /// Cancels `request`: a waiting one is dropped; the one being served cancels the
+    /// generator (its pending await gives `CancellationError`, and so does every later await
+    /// and `yield` of the body, which then unwinds: no value is yielded to nobody). Either way
+    /// the request throws `CancellationError` now.
+    @usableFromInline
+    func cancel(_ request: Request) {
+        let pending: UInt64?? = lock.withLock {
+            if let index = waiting.firstIndex(where: { $0 === request }) {
+                waiting.remove(at: index)
+                return .none
+            }
+            guard serving === request else { return .none }
+            cancelled.store(true, ordering: .releasing)
+            return .some(pendingAwait)
+        }
+        request.answer(.failure(CancellationError()))
+        if case .some(let generation?) = pending { awaits.cancel(generation, with: CancellationError()) }
+    }
+
+    // MARK: rj_await's side
+
+    override func suspend(awaiting generation: UInt64) -> RJResult {
+        if awaits.hasEarlyResult(generation) { return awaits.takeResult() }
+        // While the body waits nothing else may hold the generator: this frame keeps it, and
+        // the coroutine and stack it owns, alive until the resume.
+        let keptAlive = Unmanaged.passRetained(self)
+        defer { keptAlive.release() }
+        let current = rj_coro_current().unsafelyUnwrapped
+        switch core.suspend(current, yielding: AsyncEvent<Element>.awaiting(generation), resumedWith: AsyncResume<Input>.self) {
+        case .value(.awaited(let result)): return result
+        case .value(.input): fatalError("RJIterator: internal error: an async generator's await was resumed with an input")
+        case .error(let error): return RJResult(value: nil, error: error, done: false)
+        case .close: return RJResult(value: nil, error: CancellationError(), done: false)
+        case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached rj_await")
+        }
+    }
+}
+
+/// What `submit` found a request must do.
+enum SubmitDecision {
+    case serveHere, queued, completed
+}
+
+/// Who may run an async generator's body: one request at a time holds `busy`.
+@usableFromInline
+enum AsyncPhase: UInt8, RJAtomicValue {
+    /// No request in progress: the body is fresh or suspended at a `yield`.
+    case idle
+    /// A request is served: the body runs, or waits in an await.
+    case busy
+    /// As `busy`, with requests queued behind it.
+    case busyWithWaiters
+    /// The body has ended; requests are answered from its kept outcome.
+    case completed
+
+    @inlinable init(atomicWord: UInt64) { self = AsyncPhase(rawValue: UInt8(truncatingIfNeeded: atomicWord)).unsafelyUnwrapped }
+    @inlinable var atomicWord: UInt64 { UInt64(rawValue) }
+}
+
+extension AsyncGenerator where Input == Void {
+    /// Resumes the body; the same as `next(())`.
+    ///
+    /// ```swift
+    /// while case .yielded(let item) = try await items.next() { print(item) }
+    /// ```
+    @inlinable @discardableResult
+    public func next() async throws -> GeneratorStep<Element, Return> {
+        try await request(.next(()))
+    }
+}
