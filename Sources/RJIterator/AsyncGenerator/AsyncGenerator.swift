@@ -57,6 +57,12 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// The request being served while the body awaits, and that await's generation.
     @exclusivity(unchecked) private var serving: Request?
     @exclusivity(unchecked) private var pendingAwait: UInt64?
+    /// How many values the body may run ahead of the requests for them (0: none, the default).
+    @usableFromInline let bufferCapacity: Int
+    /// With a buffer: what the body produced ahead, in order (its end included), and the
+    /// `next` requests waiting for a value, in order.
+    @exclusivity(unchecked) private var buffered: [Result<GeneratorStep<Element, Return>, any Error>] = []
+    @exclusivity(unchecked) private var consumers: [Request] = []
 
     /// Makes an async generator; nothing of `body` runs until the first request.
     ///
@@ -73,7 +79,12 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     ///     }
     /// }
     /// ```
-    public init(on queue: DispatchQueue = .global(), _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
+    public convenience init(on queue: DispatchQueue = .global(), _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
+        self.init(bufferCapacity: 0, queue: queue, body)
+    }
+
+    init(bufferCapacity: Int, queue: DispatchQueue, _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
+        self.bufferCapacity = bufferCapacity
         core = Core(checkedStackSize: 0) { y in
             try body(AsyncYielder(host: y.host, id: y.id))
         }
@@ -88,6 +99,9 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         // `CancellationError` at once.
         cancelled.store(true, ordering: .releasing)
         core.closeOnRelease()
+        // The body has ended: no await will use the spare callback token, which refers back
+        // to the slot (the two would leak each other).
+        awaits.spareToken = nil
     }
 
     override var cancellationError: any Error { CancellationError() }
@@ -152,6 +166,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     @inlinable
     func request(_ operation: AsyncOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
         if Task.isCancelled { return try await requestCancelled(operation) }
+        if bufferCapacity > 0 { return try await requestBuffered(operation) }
         if phase.compareExchange(expected: .idle, desired: .busy, ordering: .acquiringAndReleasing).exchanged {
             switch serve(operation) {
             case .answered(let result):
@@ -286,6 +301,12 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
                 pendingAwait = nil
             }
             if core.state == .completed { return complete() }
+            if let ahead = produceAhead() {
+                request = ahead
+                resumption = .operation(ahead.operation)
+                lock.withLock { serving = request }
+                continue
+            }
             if phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged { return }
             guard let next = takeNextWaiting() else { return }
             request = next
@@ -354,10 +375,15 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
 
     /// The body has ended: every waiting request is answered from the kept outcome.
     private func complete() {
+        // The body has ended: no await will use the spare token (see deinit).
+        awaits.spareToken = nil
         let left: [Request] = lock.withLock {
             phase.store(.completed, ordering: .releasing)
-            defer { waiting = [] }
-            return waiting
+            defer {
+                waiting = []
+                consumers = []
+            }
+            return waiting + consumers
         }
         for request in left { request.answer(answerCompleted(request.operation)) }
     }
@@ -388,12 +414,83 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
                 waiting.remove(at: index)
                 return .none
             }
+            if let index = consumers.firstIndex(where: { $0 === request }) {
+                consumers.remove(at: index)
+                return .none
+            }
             guard serving === request else { return .none }
             cancelled.store(true, ordering: .releasing)
             return .some(pendingAwait)
         }
         request.answer(.failure(CancellationError()))
         if case .some(let generation?) = pending { awaits.cancel(generation, with: CancellationError()) }
+    }
+
+    // MARK: Running ahead (a buffer)
+
+    /// A request of a generator with a buffer: a `next` takes the oldest value produced ahead,
+    /// or waits for the next one (and keeps the body producing); `return` and `throw` drop
+    /// what was produced ahead and act at the body's `yield`, after the value in production.
+    @usableFromInline
+    func requestBuffered(_ operation: AsyncOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
+        guard case .next = operation else {
+            lock.withLock { buffered.removeAll() }
+            let request = Request(operation)
+            submit(request)
+            return try await waitCancellably(request)
+        }
+        let request = Request(operation)
+        let ready: Result<GeneratorStep<Element, Return>, any Error>?? = lock.withLock {
+            if !buffered.isEmpty { return .some(buffered.removeFirst()) }
+            if phase.load(ordering: .acquiring) == .completed { return .some(nil) }
+            consumers.append(request)
+            return .none
+        }
+        switch ready {
+        case .some(let value?):
+            keepProducing()
+            return try value.get()
+        case .some(nil):
+            return try answerCompleted(operation).get()
+        case .none:
+            keepProducing()
+            return try await waitCancellably(request)
+        }
+    }
+
+    /// Starts the body producing ahead on the queue if it is idle and the buffer has room.
+    private func keepProducing() {
+        guard phase.compareExchange(expected: .idle, desired: .busy, ordering: .acquiringAndReleasing).exchanged else { return }
+        guard let ahead = produceAhead() else {
+            // Full: give `busy` back (or serve what waits).
+            if phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged { return }
+            if let next = takeNextWaiting() { queue.async { self.drive(next, .operation(next.operation)) } }
+            return
+        }
+        queue.async { self.drive(ahead, .operation(ahead.operation)) }
+    }
+
+    /// Holding `busy` with no request left to serve: the next value to produce ahead, as a
+    /// request whose answer goes to the first waiting consumer or into the buffer; nil when
+    /// the generator has no buffer, the buffer is full, or requests wait to be served.
+    private func produceAhead() -> Request? {
+        guard bufferCapacity > 0 else { return nil }
+        let room = lock.withLock { waiting.isEmpty && buffered.count < bufferCapacity }
+        guard room else { return nil }
+        // A generator with a buffer has a Void input (its buffered initialiser).
+        let ahead = Request(.next(() as! Input))
+        ahead.onAnswer { [unowned self, unowned ahead] in self.deliver(ahead.result.unsafelyUnwrapped) }
+        return ahead
+    }
+
+    /// A value produced ahead: to the first consumer waiting, or into the buffer.
+    private func deliver(_ result: Result<GeneratorStep<Element, Return>, any Error>) {
+        let consumer: Request? = lock.withLock {
+            if !consumers.isEmpty { return consumers.removeFirst() }
+            buffered.append(result)
+            return nil
+        }
+        consumer?.answer(result)
     }
 
     // MARK: rj_await's side
@@ -445,5 +542,24 @@ extension AsyncGenerator where Input == Void {
     @inlinable @discardableResult
     public func next() async throws -> GeneratorStep<Element, Return> {
         try await request(.next(()))
+    }
+}
+
+extension AsyncGenerator where Input == Void {
+    /// Makes an async generator whose body may run ahead of the requests for its values, up
+    /// to `capacity` values (produced on the queue, between requests). Values are delivered in
+    /// order, each once; `return(_:)` and `throw(_:)` drop the values produced ahead and act at
+    /// the body's `yield`. Without this, the body runs only while a request is served.
+    ///
+    /// ```swift
+    /// let prefetched = AsyncGenerator<Page, Void, Void>(bufferingUpTo: 2) { y in
+    ///     var n = 0
+    ///     while let page = try rj_awaitValue(fetch(n)) { try y.yield(page); n += 1 }
+    /// }
+    /// ```
+    public convenience init(bufferingUpTo capacity: Int, on queue: DispatchQueue = .global(),
+                            _ body: @escaping @Sendable (AsyncYielder<Element, Void>) throws -> Return) {
+        if capacity < 0 { fatalError("RJIterator: bufferingUpTo needs a capacity of 0 or more, got \(capacity)") }
+        self.init(bufferCapacity: capacity, queue: queue, body)
     }
 }
