@@ -3,14 +3,14 @@
 /// A target is shown when its rows ran.
 @MainActor
 func holdTargets(_ bench: Bench, switches s: SwitchRows?, lifecycle l: LifecycleRows?, async a: AsyncRows?,
-                 promises p: PromiseRows?, nodes n: NodeRows?, peers: PeerRows?, chains c: ChainRows?, memory: Row?,
-                 workloads: [Workloads.Rows]) {
+                 promises p: PromiseRows?, nodes n: NodeRows?, peers: PeerRows?, chains c: ChainRows?,
+                 asyncGenerators g: AsyncGeneratorRows?, memory: Row?, asyncMemory: Row?, workloads: [Workloads.Rows]) {
     // Every classic generator program at most half Python's time and no slower than Node's.
     for w in workloads {
         bench.ratio("\(w.workload.label) / Python", w.swift, over: w.python, target: 0.5)
         bench.ratio("\(w.workload.label) / Node", w.swift, over: w.node, target: 1.0)
     }
-    guard let s, let l, let a, let p, let n, let peers, let c else { return }
+    guard let s, let l, let a, let p, let n, let peers, let c, let g else { return }
     let faster = "(information: > 1 means Generator is faster)"
     let targets: [(String, Row, Row, Double?, String?)] = [
         ("Generator.next / raw fast switch (call/ret)", s.generatorNext, s.rawFast, 1.3, nil),
@@ -43,11 +43,21 @@ func holdTargets(_ bench: Bench, switches s: SwitchRows?, lifecycle l: Lifecycle
          "(information: what a long chain adds per level)"),
         ("create + release in waves / pooled create + run + release", l.waves, l.createSuspendedRelease, nil,
          "(information: waves run on resident stacks)"),
+        ("AsyncGenerator element (no await) / AsyncStream element", g.noAwait, a.asyncStream, 0.1, nil),
+        ("AsyncGenerator element (no await) / AsyncThrowingStream element", g.noAwait, g.throwingStream, 0.1, nil),
+        ("AsyncGenerator element (no await) / Generator.next", g.noAwait, s.generatorNext, 3.0, nil),
+        ("AsyncGenerator element, one callback hop, buffered / AsyncStream fed by it", g.withHopBuffered, g.streamWithHop, 1.0, nil),
+        ("AsyncGenerator element, one callback hop, no buffer / a task awaiting the callback", g.withHop, a.continuationHop, nil,
+         "(information: each element waits for its request)"),
+        ("await gen.next(v) / withCheckedContinuation", g.roundTrip, a.checkedContinuation, nil, "(information)"),
     ]
     for (label, row, base, target, text) in targets {
         bench.ratio(label, row, over: base, target: target, text)
     }
     if let memory {
         bench.bound(memory, "resident memory per suspended generator", below: 10)
+        if let asyncMemory {
+            bench.ratio("memory per suspended AsyncGenerator / per Generator", asyncMemory, over: memory, target: 1.2)
+        }
     }
 }

@@ -49,12 +49,13 @@ let peers = PeerRows(bench: bench)
 let promises = PromiseRows()
 let nodes = NodeRows()
 let chains = ChainRows()
+let asyncGenerators = AsyncGeneratorRows()
 
 if options.workloadsOnly {
     let workloads = Workloads.measure(bench)
     bench.checkSomethingRan()
     holdTargets(bench, switches: nil, lifecycle: nil, async: nil, promises: nil, nodes: nil, peers: nil, chains: nil,
-                memory: nil, workloads: workloads)
+                asyncGenerators: nil, memory: nil, asyncMemory: nil, workloads: workloads)
     finish()
 }
 
@@ -64,14 +65,16 @@ bench.measure([switches.rawFast, switches.rawInline, switches.rawInlineFPU, swit
                peers.v8Generator, peers.pythonGenerator, switches.generatorNext, switches.generatorNextUContext,
                switches.rjIteratorNext, switches.anyEchoNext, lifecycle.createRunRelease, lifecycle.allocationsOnly,
                asyncRows.awaitCompleted, asyncRows.awaitFulfilled, asyncRows.asyncStream, asyncRows.checkedContinuation,
-               switches.semaphores])
+               asyncGenerators.noAwait, asyncGenerators.throwingStream, asyncGenerators.roundTrip, switches.semaphores])
 switches.finish()
 bench.measure([lifecycle.createSuspendedRelease, lifecycle.createNoPool, lifecycle.waves])
 bench.measure(chains.all)
 let memoryScale = options.scale ?? (options.quick ? 20_000 : 100_000)
 let memory = MemoryRows.measure(bench, count: memoryScale)
+let asyncMemory = AsyncGeneratorRows.measureMemory(bench, count: memoryScale)
 promises.measure(bench)
 bench.measure(asyncRows.acrossQueues)
+bench.measure([asyncGenerators.withHop, asyncGenerators.withHopBuffered, asyncGenerators.streamWithHop, asyncRows.continuationHop])
 bench.measure(nodes.all)
 // Last: the programs churn through far more memory and threads than any row, and the rows
 // measured after them ran in a slower state of the process.
@@ -79,5 +82,6 @@ let workloads = Workloads.measure(bench)
 bench.checkSomethingRan()
 
 holdTargets(bench, switches: switches, lifecycle: lifecycle, async: asyncRows, promises: promises, nodes: nodes,
-            peers: peers, chains: chains, memory: memory, workloads: workloads)
+            peers: peers, chains: chains, asyncGenerators: asyncGenerators, memory: memory, asyncMemory: asyncMemory,
+            workloads: workloads)
 finish()

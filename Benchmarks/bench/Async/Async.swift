@@ -90,9 +90,10 @@ struct AsyncRows {
         done.wait()
     }
 
-    /// The rows across queues, in one set (the completed-work rows run with the switch rows,
-    /// whose `Generator.next` their targets compare with).
-    var acrossQueues: [Row] { [awaitHop, bareHop, continuationHop] }
+    /// The rows across queues, in one set. The completed-work rows run with the switch rows,
+    /// whose `Generator.next` their targets compare with; `continuationHop` runs with the
+    /// async-generator rows, whose unbuffered hop compares with it.
+    var acrossQueues: [Row] { [awaitHop, bareHop] }
 }
 
 /// `n` hops body queue -> other queue -> body queue, each started by the previous one.

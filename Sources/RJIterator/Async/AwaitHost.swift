@@ -15,11 +15,12 @@ public class _RJAwaitHost: @unchecked Sendable {
     /// The queue the body runs on after each await.
     public let queue: DispatchQueue
     /// The body's awaits, one at a time.
-    let awaits = AwaitSlot()
+    @usableFromInline let awaits = AwaitSlot()
     /// Written by `cancel`, read without a lock by every `rj_await`, which checks it before it
     /// starts anything.
-    let cancelled = RJAtomic<Bool>(false)
+    @usableFromInline let cancelled = RJAtomic<Bool>(false)
 
+    @usableFromInline
     init(queue: DispatchQueue) {
         self.queue = queue
     }
@@ -33,7 +34,7 @@ public class _RJAwaitHost: @unchecked Sendable {
     public final var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     /// What an await gives once the host is cancelled.
-    var cancellationError: any Error { RJAsyncError.cancelled }
+    @usableFromInline var cancellationError: any Error { RJAsyncError.cancelled }
 
     /// Suspends the body until await `generation` completes; called on the body's own stack,
     /// after the awaited work was started. Work that called back already (a callback called
@@ -44,6 +45,7 @@ public class _RJAwaitHost: @unchecked Sendable {
 
     /// Records `self` as the client of `core`, the generator its body runs on, so that an
     /// `rj_await` in the body finds it.
+    @usableFromInline
     final func adopt(_ core: _RJCoroutineHost) {
         core.client = Unmanaged.passUnretained(self)
         core.clientKind = awaitHostClientKind

@@ -3,8 +3,13 @@ import RJLocks
 
 /// Moves a value that is not `Sendable` across a queue hop whose ordering makes it safe (the
 /// value is written before the hop and read after it, never at the same time).
+@usableFromInline
 struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
+    @usableFromInline let value: T
+
+    @usableFromInline init(value: T) {
+        self.value = value
+    }
 }
 
 /// The awaits of one task, one at a time: each `rj_await` begins a new *generation* and is
@@ -17,6 +22,7 @@ struct UncheckedBox<T>: @unchecked Sendable {
 ///
 /// One object per task, made with it: an await allocates at most its callback's token, and
 /// none when the work kept no reference to the previous await's token (`spareToken`).
+@usableFromInline
 final class AwaitSlot: @unchecked Sendable {
     /// The current await's generation and whether it has completed: `generation << 1 | 1`
     /// once completed. Written by `begin` (the body, when nothing can complete the previous
@@ -37,7 +43,7 @@ final class AwaitSlot: @unchecked Sendable {
     /// A token no work holds any more, for the next await. Touched only by the body's thread
     /// (in `rj_await`, and by the driver once the body has ended); it refers to this slot, so
     /// the driver drops it when the body ends, or the two would leak.
-    @exclusivity(unchecked) var spareToken: CallbackToken?
+    @usableFromInline @exclusivity(unchecked) var spareToken: CallbackToken?
     /// The coroutine of the body that awaits (as a number), so that a callback can tell it is
     /// being called by that body itself, synchronously, inside the work's closure.
     private let bodyCoroutine = RJAtomic<UInt>(0)
@@ -59,7 +65,7 @@ final class AwaitSlot: @unchecked Sendable {
     /// Starts the next await and returns its generation. Called by the body, which awaits one
     /// thing at a time, once it has taken the previous await's result: nothing can complete
     /// that one any more, so the body alone writes the state here.
-    func begin() -> UInt64 {
+    @usableFromInline func begin() -> UInt64 {
         bodyCoroutine.store(UInt(bitPattern: rj_coro_current()), ordering: .relaxed)
         let generation = (state.load(ordering: .relaxed) >> 1) &+ 1
         // Whatever completed the last await took `resume` and `onCancel`; the body took the
@@ -77,7 +83,7 @@ final class AwaitSlot: @unchecked Sendable {
     }
 
     /// What stops the work of await `generation` if the task is cancelled while it waits.
-    func setOnCancel(_ body: @escaping @Sendable () -> Void, for generation: UInt64) {
+    @usableFromInline func setOnCancel(_ body: @escaping @Sendable () -> Void, for generation: UInt64) {
         lock.withLock {
             if state.load(ordering: .relaxed) == Self.pending(generation) { onCancel = body }
         }
@@ -86,7 +92,7 @@ final class AwaitSlot: @unchecked Sendable {
     /// Whether await `generation` completed before the body suspended (the work called back
     /// inside its closure); the body then takes the result (`takeResult`) and goes on without
     /// suspending.
-    func hasEarlyResult(_ generation: UInt64) -> Bool {
+    @usableFromInline func hasEarlyResult(_ generation: UInt64) -> Bool {
         if completedByBody {
             completedByBody = false
             return true
@@ -100,14 +106,14 @@ final class AwaitSlot: @unchecked Sendable {
 
     /// The result `hasEarlyResult` found. Moved out without the lock: nothing but the body
     /// touches `stored` until its next `begin`.
-    func takeResult() -> RJResult {
+    @usableFromInline func takeResult() -> RJResult {
         stored.move()
     }
 
     /// Completes await `generation` with `result` unless something else did first (or a later
     /// await began).
     @discardableResult
-    func complete(_ result: consuming RJResult, for generation: UInt64) -> Bool {
+    @usableFromInline func complete(_ result: consuming RJResult, for generation: UInt64) -> Bool {
         var result = Optional(result)
         return complete(for: generation) { result.take().unsafelyUnwrapped }
     }
@@ -154,7 +160,7 @@ final class AwaitSlot: @unchecked Sendable {
 
     /// Completes await `generation` with `error` (the host's cancellation error) and stops its
     /// work.
-    func cancel(_ generation: UInt64, with error: any Error) {
+    @usableFromInline func cancel(_ generation: UInt64, with error: any Error) {
         let stop: (@Sendable () -> Void)?? = lock.withLock {
             if state.load(ordering: .relaxed) != Self.pending(generation) { return .none }
             return .some(onCancel)
@@ -169,7 +175,7 @@ final class AwaitSlot: @unchecked Sendable {
     /// `generation`: `true` if the result is already in (the driver then takes it with
     /// `takeResult` and resumes the body at once), otherwise the slot keeps `resume` for the
     /// completion to call.
-    func arm(_ generation: UInt64, _ resume: @escaping @Sendable (UncheckedBox<RJResult>) -> Void) -> Bool {
+    @usableFromInline func arm(_ generation: UInt64, _ resume: @escaping @Sendable (UncheckedBox<RJResult>) -> Void) -> Bool {
         lock.withLock {
             let now = state.load(ordering: .relaxed)
             precondition(now >> 1 == generation, "RJIterator: internal error: armed a stale await")
@@ -192,6 +198,7 @@ final class AwaitSlot: @unchecked Sendable {
 /// Work that calls back inside its closure and keeps nothing (the common synchronous case)
 /// leaves the token with no other owner: the slot keeps it for the next await (`settle`),
 /// so such an await allocates nothing.
+@usableFromInline
 final class CallbackToken: @unchecked Sendable {
     private let slot: AwaitSlot
     /// Rewritten only by `reuse`, when nobody else holds the token.

@@ -39,7 +39,7 @@ extension AsyncGenerator {
         request.onAnswer { slot.complete(RJResult(), for: generation) }
         let awaited = current.suspend(awaiting: generation)
         if let error = awaited.error { throw error }
-        guard let answer = request.result else { throw current.cancellationError }
+        guard let answer = request.result(GeneratorStep<Element, Return>.self) else { throw current.cancellationError }
         return try answer.get()
     }
 }

@@ -30,6 +30,12 @@ public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: Async
 
     @inlinable
     public mutating func next() async throws -> Element? {
+        try await next(isolation: nil)
+    }
+
+    /// The next element, on the caller's executor (no hop for a body that does not await).
+    @inlinable
+    public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Element? {
         if finished { return nil }
         do {
             switch try await generator.next() {

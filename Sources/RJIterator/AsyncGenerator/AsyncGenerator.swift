@@ -37,37 +37,45 @@ import RJLocks
 ///   `CancellationError` at once), wherever the last reference is dropped. While the body
 ///   awaits, the await keeps the generator alive.
 ///
-/// Threads: the body runs on the thread that made the request, until it yields (a body that
-/// yields without awaiting costs no Swift task and no continuation), or until it awaits: it
-/// then resumes on ``_RJAwaitHost/queue`` (the global queue unless given), and the request is
-/// answered from there. Nothing blocks a thread: an await suspends the body's coroutine, not
+/// Threads: the requests run on the caller's executor (they are `nonisolated(nonsending)`),
+/// and the body runs on the thread that made the request, until it yields (a body that yields
+/// without awaiting costs no Swift task, no continuation and no executor hop), or until it
+/// awaits: it then resumes on the thread that completed the await, or on the queue given at
+/// creation, and the request is answered from there. Nothing blocks a thread: an await suspends the body's coroutine, not
 /// the thread. The type is `Sendable`; the body must be, since it runs on several threads.
 public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Sendable>: _RJAwaitHost, @unchecked Sendable {
     @usableFromInline typealias Core = Generator<AsyncEvent<Element>, AsyncResume<Input>, Return>
-    @usableFromInline typealias Request = AsyncRequest<Element, Input, Return>
+    @usableFromInline typealias Request = AsyncRequest
+    @usableFromInline typealias Step = GeneratorStep<Element, Return>
 
     /// The body's coroutine. Touched only by the thread that holds the `busy` phase.
     @usableFromInline let core: Core
     /// Who may run the body now (see `AsyncPhase`).
     @usableFromInline let phase = RJAtomic<AsyncPhase>(.idle)
-    private let lock = RJLock()
+    @usableFromInline let lock = RJLock()
     // Guarded by `lock`.
     /// Requests waiting for the one being served, in order.
-    @exclusivity(unchecked) private var waiting: [Request] = []
+    @usableFromInline @exclusivity(unchecked) var waiting: [Request] = []
     /// The request being served while the body awaits, and that await's generation.
-    @exclusivity(unchecked) private var serving: Request?
-    @exclusivity(unchecked) private var pendingAwait: UInt64?
+    @usableFromInline @exclusivity(unchecked) var serving: Request?
+    @usableFromInline @exclusivity(unchecked) var pendingAwait: UInt64?
     /// How many values the body may run ahead of the requests for them (0: none, the default).
     @usableFromInline let bufferCapacity: Int
+    /// Where the body goes on after an await; nil: on the thread that completed it.
+    @usableFromInline let resumeQueue: DispatchQueue?
     /// With a buffer: what the body produced ahead, in order (its end included), and the
     /// `next` requests waiting for a value, in order.
-    @exclusivity(unchecked) private var buffered: [Result<GeneratorStep<Element, Return>, any Error>] = []
-    @exclusivity(unchecked) private var consumers: [Request] = []
+    @usableFromInline @exclusivity(unchecked) var buffered: [Result<GeneratorStep<Element, Return>, any Error>] = []
+    @usableFromInline @exclusivity(unchecked) var consumers: [Request] = []
+    /// The result of the await the body is resumed from, from `serve(afterAwait:)` to the
+    /// body's `suspend(awaiting:)`; touched only by the thread holding `busy`.
+    @usableFromInline @exclusivity(unchecked) var awaitResult: RJResult?
 
     /// Makes an async generator; nothing of `body` runs until the first request.
     ///
     /// - Parameters:
-    ///   - queue: where the body runs after each `rj_await` (the global queue by default).
+    ///   - queue: where the body runs after each `rj_await`; by default (nil) it goes on on the
+    ///     thread that completed the await, as a continuation resumed there does (no hop).
     ///   - body: the generator's code; `yield` on the ``AsyncYielder`` it receives, from the
     ///     body or from any function it calls, and `rj_await` anything in between.
     ///
@@ -79,17 +87,23 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     ///     }
     /// }
     /// ```
-    public convenience init(on queue: DispatchQueue = .global(), _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
+    @inlinable
+    public convenience init(on queue: DispatchQueue? = nil, _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
         self.init(bufferCapacity: 0, queue: queue, body)
     }
 
-    init(bufferCapacity: Int, queue: DispatchQueue, _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
+    @inlinable
+    init(bufferCapacity: Int, queue: DispatchQueue?, _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
         self.bufferCapacity = bufferCapacity
+        resumeQueue = queue
         core = Core(checkedStackSize: 0) { y in
             try body(AsyncYielder(host: y.host, id: y.id))
         }
-        super.init(queue: queue)
+        // The host's queue serves the timers of `rj_await(_:timeout:)` and the requests started
+        // in the background (a queued request, running ahead).
+        super.init(queue: queue ?? .global())
         adopt(core)
+        suspendHook = { [unowned self] generation in self.suspendSpecialised(awaiting: generation) }
     }
 
     deinit {
@@ -104,7 +118,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         awaits.spareToken = nil
     }
 
-    override var cancellationError: any Error { CancellationError() }
+    @usableFromInline override var cancellationError: any Error { CancellationError() }
 
     // MARK: Requests
 
@@ -119,8 +133,8 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// _ = try await running.next(0)    // .yielded(0)
     /// _ = try await running.next(5)    // .yielded(5)
     /// ```
-    @inlinable @discardableResult
-    public func next(_ input: Input) async throws -> GeneratorStep<Element, Return> {
+    @inlinable @inline(__always) @discardableResult
+    nonisolated(nonsending) public func next(_ input: Input) async throws -> GeneratorStep<Element, Return> {
         try await request(.next(input))
     }
 
@@ -131,7 +145,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// _ = try await gen.return(())   // .returned(())
     /// ```
     @inlinable @discardableResult
-    public func `return`(_ value: Return) async throws -> GeneratorStep<Element, Return> {
+    nonisolated(nonsending) public func `return`(_ value: Return) async throws -> GeneratorStep<Element, Return> {
         try await request(.returning(value))
     }
 
@@ -142,7 +156,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// _ = try await gen.throw(CancellationError())
     /// ```
     @inlinable @discardableResult
-    public func `throw`(_ error: any Error) async throws -> GeneratorStep<Element, Return> {
+    nonisolated(nonsending) public func `throw`(_ error: any Error) async throws -> GeneratorStep<Element, Return> {
         try await request(.throwing(error))
     }
 
@@ -162,33 +176,67 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     }
 
     /// One request from Swift concurrency: served here, on the caller's thread, when nothing
-    /// else is in progress (the common case costs no continuation); otherwise queued.
-    @inlinable
-    func request(_ operation: AsyncOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
+    /// else is in progress (the common case costs no continuation and no suspension);
+    /// otherwise queued.
+    @inlinable @inline(__always)
+    nonisolated(nonsending) func request(_ operation: AsyncOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
         if Task.isCancelled { return try await requestCancelled(operation) }
-        if bufferCapacity > 0 { return try await requestBuffered(operation) }
-        if phase.compareExchange(expected: .idle, desired: .busy, ordering: .acquiringAndReleasing).exchanged {
-            switch serve(operation) {
-            case .answered(let result):
-                finishRequest()
-                return try result.get()
-            case .awaiting(let generation):
-                // The body waits for work: from here the request is answered from the queue.
-                let request = Request(operation)
-                if let result = arm(request, awaiting: generation) { drive(request, .awaited(result)) }
-                return try await waitCancellably(request)
-            }
+        switch attempt(operation) {
+        case .answered(let result): return try result.get()
+        case .pending(let request): return try await waitCancellably(request)
+        case .busy: return try await requestLater(operation)
         }
+    }
+
+    /// What `attempt` achieved.
+    @usableFromInline
+    enum Attempt {
+        /// Served at once.
+        case answered(Result<GeneratorStep<Element, Return>, any Error>)
+        /// Served until the body awaited: the request is answered later.
+        case pending(AsyncRequest)
+        /// Something else is in progress (or the generator has a buffer).
+        case busy
+    }
+
+    /// The synchronous part of a request: serves it here if nothing else is in progress.
+    @inlinable @inline(__always)
+    func attempt(_ operation: AsyncOperation<Input, Return>) -> Attempt {
+        guard bufferCapacity == 0,
+              phase.compareExchange(expected: .idle, desired: .busy, ordering: .acquiringAndReleasing).exchanged
+        else { return .busy }
+        switch serve(operation) {
+        case .answered(let result):
+            // A yield leaves the body suspended: only an end needs the completion's work.
+            if case .success(.yielded) = result,
+               phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged
+            {
+                return .answered(result)
+            }
+            finishRequest()
+            return .answered(result)
+        case .awaiting(let generation):
+            // The body waits for work: from here the request is answered from elsewhere.
+            let request = Request(operation)
+            if let result = arm(request, awaiting: generation) { drive(request, .awaited(result)) }
+            return .pending(request)
+        }
+    }
+
+    /// A request that could not be served at once: queued, or served ahead (a buffer).
+    @inlinable
+    nonisolated(nonsending) func requestLater(_ operation: AsyncOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
+        if bufferCapacity > 0 { return try await requestBuffered(operation) }
         let request = Request(operation)
         submit(request)
         return try await waitCancellably(request)
     }
 
     /// Waits for `request`'s answer; cancelling the waiting task cancels it.
-    @usableFromInline
-    func waitCancellably(_ request: Request) async throws -> GeneratorStep<Element, Return> {
+    @inlinable
+    nonisolated(nonsending) func waitCancellably(_ request: Request) async throws -> GeneratorStep<Element, Return> {
         try await withTaskCancellationHandler {
-            try await request.wait()
+            try await request.wait(Step.self)
         } onCancel: {
             self.cancel(request)
         }
@@ -196,19 +244,19 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
 
     /// A request made by a task that is cancelled already: the body's `yield` throws
     /// `CancellationError`, its cleanups run, and the request throws it.
-    @usableFromInline
-    func requestCancelled(_ operation: AsyncOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
+    @inlinable
+    nonisolated(nonsending) func requestCancelled(_ operation: AsyncOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
         cancelled.store(true, ordering: .releasing)
-        let request = Request(.throwing(CancellationError()))
+        let request = Request(AsyncOperation<Input, Return>.throwing(CancellationError()))
         submit(request)
-        _ = try? await request.wait()
+        _ = try? await request.wait(Step.self)
         throw CancellationError()
     }
 
     // MARK: Serving
 
     /// Runs the body for `operation` until it yields, ends or awaits. Called holding `busy`.
-    @inlinable
+    @inlinable @inline(__always)
     func serve(_ operation: AsyncOperation<Input, Return>) -> AsyncServed<Element, Return> {
         do {
             let step: GeneratorStep<AsyncEvent<Element>, Return>
@@ -226,10 +274,11 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     }
 
     /// Resumes the body, waiting in an await, with that await's result. Called holding `busy`.
-    @usableFromInline
+    @inlinable
     func serve(afterAwait result: RJResult) -> AsyncServed<Element, Return> {
         do {
-            return Self.served(try core.nextStep(.awaited(result)))
+            awaitResult = result
+            return Self.served(try core.nextStep(.awaited))
         } catch {
             return .answered(.failure(error))
         }
@@ -247,16 +296,17 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// After a request was answered, holding `busy`: gives `busy` back, or, when requests
     /// wait, starts the next one on the generator's queue (the caller goes on at once), or,
     /// when the body has ended, answers every waiting request from the kept outcome.
-    @usableFromInline
+    @inlinable
     func finishRequest() {
         if core.state == .completed { return complete() }
         if phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged { return }
         guard let next = takeNextWaiting() else { return }
-        queue.async { self.drive(next, .operation(next.operation)) }
+        queue.async { self.drive(next, .operation(self.operation(of: next))) }
     }
 
     /// The next waiting request, keeping `busy`; nil (and `idle`) when there is none.
-    private func takeNextWaiting() -> Request? {
+    @inlinable
+    func takeNextWaiting() -> Request? {
         lock.withLock {
             if waiting.isEmpty {
                 phase.store(.idle, ordering: .releasing)
@@ -268,6 +318,12 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         }
     }
 
+    /// The operation `request` carries (typed again: requests hold it erased).
+    @inlinable
+    func operation(of request: Request) -> AsyncOperation<Input, Return> {
+        request.operation as! AsyncOperation<Input, Return>
+    }
+
     /// What resumes the body: a request's operation, or an await's result.
     @usableFromInline
     enum Resumption {
@@ -277,7 +333,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
 
     /// Serves `request`, and the ones waiting after it, holding `busy`, on whichever thread
     /// calls it; returns when none is left or the body awaits.
-    @usableFromInline
+    @inlinable
     func drive(_ first: Request, _ firstResumption: Resumption) {
         var request = first
         var resumption = firstResumption
@@ -303,14 +359,14 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
             if core.state == .completed { return complete() }
             if let ahead = produceAhead() {
                 request = ahead
-                resumption = .operation(ahead.operation)
+                resumption = .operation(operation(of: ahead))
                 lock.withLock { serving = request }
                 continue
             }
             if phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged { return }
             guard let next = takeNextWaiting() else { return }
             request = next
-            resumption = .operation(next.operation)
+            resumption = .operation(operation(of: next))
             lock.withLock { serving = request }
         }
     }
@@ -318,7 +374,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// The body waits in await `generation` while serving `request`: records both and arms
     /// the await, whose completion resumes the body on the queue. Returns the result when the
     /// await has completed already (the caller resumes the body at once).
-    @usableFromInline
+    @inlinable
     func arm(_ request: Request, awaiting generation: UInt64) -> RJResult? {
         let cancelledMeanwhile = lock.withLock { () -> Bool in
             serving = request
@@ -326,23 +382,32 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
             return cancelled.load(ordering: .relaxed)
         }
         if cancelledMeanwhile { awaits.cancel(generation, with: cancellationError) }
-        guard awaits.arm(generation, resumer) else { return nil }
+        if resumer == nil { resumer = makeResumer() }
+        guard awaits.arm(generation, resumer.unsafelyUnwrapped) else { return nil }
         return awaits.takeResult()
     }
 
-    /// Resumes the body on the queue with an await's result. Unowned: a body waiting in an
-    /// await holds its generator (`suspend(awaiting:)` retains it for as long as it waits).
-    private lazy var resumer: @Sendable (UncheckedBox<RJResult>) -> Void = { [unowned self] box in
-        queue.async {
-            let request = self.lock.withLock { self.serving }
-            guard let request else { return }
-            self.drive(request, .awaited(box.value))
+    /// Resumes the body with an await's result: on `resumeQueue`, or right here, on the thread
+    /// that completed the await. Made once, by the first await (in code specialised for the
+    /// generator's types), and kept. Unowned: a body waiting in an await holds its generator
+    /// (`suspend(awaiting:)` retains it for as long as it waits).
+    @usableFromInline @exclusivity(unchecked) var resumer: (@Sendable (UncheckedBox<RJResult>) -> Void)?
+
+    @inlinable
+    func makeResumer() -> @Sendable (UncheckedBox<RJResult>) -> Void {
+        { [unowned self] box in
+            let resume = { @Sendable in
+                let request = self.lock.withLock { self.serving }
+                guard let request else { return }
+                self.drive(request, .awaited(box.value))
+            }
+            if let resumeQueue = self.resumeQueue { resumeQueue.async(execute: resume) } else { resume() }
         }
     }
 
     /// Queues `request`, or serves it here if nothing is in progress, or answers it from the
     /// kept outcome if the body has ended.
-    @usableFromInline
+    @inlinable
     func submit(_ request: Request) {
         let next: SubmitDecision = lock.withLock {
             while true {
@@ -367,14 +432,15 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
             }
         }
         switch next {
-        case .serveHere: drive(request, .operation(request.operation))
+        case .serveHere: drive(request, .operation(operation(of: request)))
         case .queued: break
-        case .completed: request.answer(answerCompleted(request.operation))
+        case .completed: request.answer(answerCompleted(operation(of: request)))
         }
     }
 
     /// The body has ended: every waiting request is answered from the kept outcome.
-    private func complete() {
+    @inlinable
+    func complete() {
         // The body has ended: no await will use the spare token (see deinit).
         awaits.spareToken = nil
         let left: [Request] = lock.withLock {
@@ -385,12 +451,13 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
             }
             return waiting + consumers
         }
-        for request in left { request.answer(answerCompleted(request.operation)) }
+        for request in left { request.answer(answerCompleted(operation(of: request))) }
     }
 
     /// A request on a generator whose body has ended: `next` reports the kept outcome,
     /// `return(v)` gives `.returned(v)`, `throw(e)` throws `e` (as for a completed Generator).
-    private func answerCompleted(_ operation: AsyncOperation<Input, Return>) -> Result<GeneratorStep<Element, Return>, any Error> {
+    @inlinable
+    func answerCompleted(_ operation: AsyncOperation<Input, Return>) -> Result<GeneratorStep<Element, Return>, any Error> {
         Result {
             switch operation {
             case .returning(let value): return .returned(value)
@@ -407,7 +474,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// generator (its pending await gives `CancellationError`, and so does every later await
     /// and `yield` of the body, which then unwinds: no value is yielded to nobody). Either way
     /// the request throws `CancellationError` now.
-    @usableFromInline
+    @inlinable
     func cancel(_ request: Request) {
         let pending: UInt64?? = lock.withLock {
             if let index = waiting.firstIndex(where: { $0 === request }) {
@@ -422,8 +489,12 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
             cancelled.store(true, ordering: .releasing)
             return .some(pendingAwait)
         }
-        request.answer(.failure(CancellationError()))
-        if case .some(let generation?) = pending { awaits.cancel(generation, with: CancellationError()) }
+        request.answer(Result<Step, any Error>.failure(CancellationError()))
+        if case .some(let generation?) = pending {
+            // Not here: this runs in a task's cancellation handler, and the await's completion
+            // may resume the body on the completing thread.
+            queue.async { self.awaits.cancel(generation, with: CancellationError()) }
+        }
     }
 
     // MARK: Running ahead (a buffer)
@@ -431,8 +502,8 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// A request of a generator with a buffer: a `next` takes the oldest value produced ahead,
     /// or waits for the next one (and keeps the body producing); `return` and `throw` drop
     /// what was produced ahead and act at the body's `yield`, after the value in production.
-    @usableFromInline
-    func requestBuffered(_ operation: AsyncOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
+    @inlinable
+    nonisolated(nonsending) func requestBuffered(_ operation: AsyncOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
         guard case .next = operation else {
             lock.withLock { buffered.removeAll() }
             let request = Request(operation)
@@ -459,32 +530,35 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     }
 
     /// Starts the body producing ahead on the queue if it is idle and the buffer has room.
-    private func keepProducing() {
+    @inlinable
+    func keepProducing() {
         guard phase.compareExchange(expected: .idle, desired: .busy, ordering: .acquiringAndReleasing).exchanged else { return }
         guard let ahead = produceAhead() else {
             // Full: give `busy` back (or serve what waits).
             if phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged { return }
-            if let next = takeNextWaiting() { queue.async { self.drive(next, .operation(next.operation)) } }
+            if let next = takeNextWaiting() { queue.async { self.drive(next, .operation(self.operation(of: next))) } }
             return
         }
-        queue.async { self.drive(ahead, .operation(ahead.operation)) }
+        queue.async { self.drive(ahead, .operation(self.operation(of: ahead))) }
     }
 
     /// Holding `busy` with no request left to serve: the next value to produce ahead, as a
     /// request whose answer goes to the first waiting consumer or into the buffer; nil when
     /// the generator has no buffer, the buffer is full, or requests wait to be served.
-    private func produceAhead() -> Request? {
+    @inlinable
+    func produceAhead() -> Request? {
         guard bufferCapacity > 0 else { return nil }
         let room = lock.withLock { waiting.isEmpty && buffered.count < bufferCapacity }
         guard room else { return nil }
         // A generator with a buffer has a Void input (its buffered initialiser).
-        let ahead = Request(.next(() as! Input))
-        ahead.onAnswer { [unowned self, unowned ahead] in self.deliver(ahead.result.unsafelyUnwrapped) }
+        let ahead = Request(AsyncOperation<Input, Return>.next(() as! Input))
+        ahead.onAnswer { [unowned self, unowned ahead] in self.deliver(ahead.result(Step.self).unsafelyUnwrapped) }
         return ahead
     }
 
     /// A value produced ahead: to the first consumer waiting, or into the buffer.
-    private func deliver(_ result: Result<GeneratorStep<Element, Return>, any Error>) {
+    @inlinable
+    func deliver(_ result: Result<GeneratorStep<Element, Return>, any Error>) {
         let consumer: Request? = lock.withLock {
             if !consumers.isEmpty { return consumers.removeFirst() }
             buffered.append(result)
@@ -496,6 +570,16 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     // MARK: rj_await's side
 
     override func suspend(awaiting generation: UInt64) -> RJResult {
+        // Through a closure made where the generator's types are known: this override, reached
+        // through the class's table, is generic code, which would look their metadata up.
+        suspendHook.unsafelyUnwrapped(generation)
+    }
+
+    /// `suspend(awaiting:)`, made by the initialiser in code specialised for the types.
+    @usableFromInline @exclusivity(unchecked) var suspendHook: ((UInt64) -> RJResult)?
+
+    @inlinable
+    func suspendSpecialised(awaiting generation: UInt64) -> RJResult {
         if awaits.hasEarlyResult(generation) { return awaits.takeResult() }
         // While the body waits nothing else may hold the generator: this frame keeps it, and
         // the coroutine and stack it owns, alive until the resume.
@@ -503,7 +587,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         defer { keptAlive.release() }
         let current = rj_coro_current().unsafelyUnwrapped
         switch core.suspend(current, yielding: AsyncEvent<Element>.awaiting(generation), resumedWith: AsyncResume<Input>.self) {
-        case .value(.awaited(let result)): return result
+        case .value(.awaited): return awaitResult.take().unsafelyUnwrapped
         case .value(.input): fatalError("RJIterator: internal error: an async generator's await was resumed with an input")
         case .error(let error): return RJResult(value: nil, error: error, done: false)
         case .close: return RJResult(value: nil, error: CancellationError(), done: false)
@@ -513,6 +597,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
 }
 
 /// What `submit` found a request must do.
+@usableFromInline
 enum SubmitDecision {
     case serveHere, queued, completed
 }
@@ -539,8 +624,8 @@ extension AsyncGenerator where Input == Void {
     /// ```swift
     /// while case .yielded(let item) = try await items.next() { print(item) }
     /// ```
-    @inlinable @discardableResult
-    public func next() async throws -> GeneratorStep<Element, Return> {
+    @inlinable @inline(__always) @discardableResult
+    nonisolated(nonsending) public func next() async throws -> GeneratorStep<Element, Return> {
         try await request(.next(()))
     }
 }
@@ -557,7 +642,8 @@ extension AsyncGenerator where Input == Void {
     ///     while let page = try rj_awaitValue(fetch(n)) { try y.yield(page); n += 1 }
     /// }
     /// ```
-    public convenience init(bufferingUpTo capacity: Int, on queue: DispatchQueue = .global(),
+    @inlinable
+    public convenience init(bufferingUpTo capacity: Int, on queue: DispatchQueue? = nil,
                             _ body: @escaping @Sendable (AsyncYielder<Element, Void>) throws -> Return) {
         if capacity < 0 { fatalError("RJIterator: bufferingUpTo needs a capacity of 0 or more, got \(capacity)") }
         self.init(bufferCapacity: capacity, queue: queue, body)

@@ -10,12 +10,13 @@ enum AsyncEvent<Element> {
     case awaiting(UInt64)
 }
 
-/// What an async generator's body is resumed with: a request's input at a `yield`, or an
-/// await's result in `rj_await`.
+/// What an async generator's body is resumed with: a request's input at a `yield`, or the news
+/// that its await has a result (left in the generator's `awaitResult`: carried through the
+/// switch, an `RJResult` would make every resume copy this enum through value witnesses).
 @usableFromInline
 enum AsyncResume<Input> {
     case input(Input)
-    case awaited(RJResult)
+    case awaited
 }
 
 /// One call of `next`, `return` or `throw`, as a request to the body.
@@ -43,51 +44,59 @@ enum AsyncServed<Element, Return> {
 /// A request that could not be answered at once: queued behind others, or served while the
 /// body awaits. Its answer comes from whichever thread runs the body then; the caller waits
 /// for it with a continuation (Swift concurrency) or a callback (an `rj_await`).
+///
+/// Not generic: its fields hold their generator's types erased (`Any`), because a generic
+/// class's deinit is generic code that looks the types of its fields up in the runtime's cache,
+/// once per request. The typed accessors below are specialised where they are used.
 @usableFromInline
-final class AsyncRequest<Element: Sendable, Input: Sendable, Return: Sendable>: @unchecked Sendable {
-    @usableFromInline let operation: AsyncOperation<Input, Return>
-    private let lock = RJLock()
+final class AsyncRequest: @unchecked Sendable {
+    /// An `AsyncOperation<Input, Return>` of its generator.
+    @usableFromInline let operation: Any
+    @usableFromInline let lock = RJLock()
     // Guarded by `lock`.
-    @exclusivity(unchecked) private var answer: Result<GeneratorStep<Element, Return>, any Error>?
-    @exclusivity(unchecked) private var continuation: CheckedContinuation<GeneratorStep<Element, Return>, any Error>?
-    @exclusivity(unchecked) private var callback: (@Sendable () -> Void)?
+    /// A `Result<GeneratorStep<Element, Return>, any Error>` once answered.
+    @usableFromInline @exclusivity(unchecked) var answer: Any?
+    /// A `CheckedContinuation<GeneratorStep<Element, Return>, any Error>` waiting for it.
+    @usableFromInline @exclusivity(unchecked) var continuation: Any?
+    @usableFromInline @exclusivity(unchecked) var callback: (@Sendable () -> Void)?
 
-    @usableFromInline init(_ operation: AsyncOperation<Input, Return>) {
+    @usableFromInline init(_ operation: Any) {
         self.operation = operation
     }
 
     /// Answers the request; only the first answer counts (a cancellation may come first).
-    @usableFromInline
-    func answer(_ result: Result<GeneratorStep<Element, Return>, any Error>) {
-        let (waiting, notify): (CheckedContinuation<GeneratorStep<Element, Return>, any Error>?, (@Sendable () -> Void)?) = lock.withLock {
+    @inlinable
+    func answer<Element: Sendable, Return: Sendable>(_ result: Result<GeneratorStep<Element, Return>, any Error>) {
+        let (waiting, notify): (Any?, (@Sendable () -> Void)?) = lock.withLock {
             if answer != nil { return (nil, nil) }
             answer = result
             return (continuation.take(), callback.take())
         }
-        waiting?.resume(with: result)
+        if let waiting { (waiting as! CheckedContinuation<GeneratorStep<Element, Return>, any Error>).resume(with: result) }
         notify?()
     }
 
-    /// Whether the request has been answered.
-    var isAnswered: Bool { lock.withLock { answer != nil } }
-
     /// The answer, once given (an `rj_await` reads it after its callback).
-    var result: Result<GeneratorStep<Element, Return>, any Error>? { lock.withLock { answer } }
+    @inlinable
+    func result<Element: Sendable, Return: Sendable>(_: GeneratorStep<Element, Return>.Type) -> Result<GeneratorStep<Element, Return>, any Error>? {
+        lock.withLock { answer }.map { $0 as! Result<GeneratorStep<Element, Return>, any Error> }
+    }
 
     /// Waits, from Swift concurrency, for the answer.
-    @usableFromInline
-    func wait() async throws -> GeneratorStep<Element, Return> {
+    @inlinable
+    func wait<Element: Sendable, Return: Sendable>(_: GeneratorStep<Element, Return>.Type) async throws -> GeneratorStep<Element, Return> {
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<GeneratorStep<Element, Return>, any Error>) in
-            let ready: Result<GeneratorStep<Element, Return>, any Error>? = lock.withLock {
+            let ready: Any? = lock.withLock {
                 if let answer { return answer }
                 continuation = waiter
                 return nil
             }
-            if let ready { waiter.resume(with: ready) }
+            if let ready { waiter.resume(with: ready as! Result<GeneratorStep<Element, Return>, any Error>) }
         }
     }
 
     /// Calls `notify` once answered (at once if it is).
+    @inlinable
     func onAnswer(_ notify: @escaping @Sendable () -> Void) {
         let now = lock.withLock { () -> Bool in
             if answer != nil { return true }

@@ -1,0 +1,132 @@
+import Dispatch
+import RJIterator
+
+/// Async generators beside what a Swift user would pick instead: `AsyncStream` and
+/// `AsyncThrowingStream` (a producer task feeding a consumer), and a checked continuation.
+@MainActor
+struct AsyncGeneratorRows {
+    static let group = "async generators (per element) and Swift concurrency's equivalents"
+
+    nonisolated private static let otherQueue = DispatchQueue(label: "bench.asyncgen.other")
+
+    /// Runs `body` in a detached task and waits for it.
+    nonisolated private static func inTask(_ body: @escaping @Sendable () async throws -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            try! await body()
+            done.signal()
+        }
+        done.wait()
+    }
+
+    let noAwait = Row(AsyncGeneratorRows.group, "AsyncGenerator: for try await, body without awaits",
+                      note: "the body runs on the consumer's thread") { n in
+        inTask {
+            let gen = AsyncGenerator<Int, Void, Void> { y in for i in 0..<n { try y.yield(i) } }
+            var sum = 0
+            for try await x in gen { sum &+= x }
+            blackHole(sum)
+        }
+    }
+    let throwingStream = Row(AsyncGeneratorRows.group, "AsyncThrowingStream: per element", note: "unbounded buffer, producer and consumer tasks") { n in
+        inTask {
+            let (stream, continuation) = AsyncThrowingStream<Int, any Error>.makeStream(bufferingPolicy: .unbounded)
+            let producer = Task {
+                for i in 0..<n { continuation.yield(i) }
+                continuation.finish()
+            }
+            var sum = 0
+            for try await x in stream { sum &+= x }
+            await producer.value
+            blackHole(sum)
+        }
+    }
+    let withHop = Row(AsyncGeneratorRows.group, "AsyncGenerator: one rj_await of a callback on another queue per element",
+                      note: "no buffer: each element waits for its request") { n in
+        inTask {
+            let gen = AsyncGenerator<Int, Void, Void> { y in
+                for i in 0..<n {
+                    let r = rj_await { callback in otherQueue.async { callback(i, nil) } }
+                    try y.yield(r.value as! Int)
+                }
+            }
+            var sum = 0
+            for try await x in gen { sum &+= x }
+            blackHole(sum)
+        }
+    }
+    let withHopBuffered = Row(AsyncGeneratorRows.group, "the same, AsyncGenerator(bufferingUpTo: 64)",
+                              note: "the body runs ahead, as AsyncStream's producer does") { n in
+        inTask {
+            let gen = AsyncGenerator<Int, Void, Void>(bufferingUpTo: 64) { y in
+                for i in 0..<n {
+                    let r = rj_await { callback in otherQueue.async { callback(i, nil) } }
+                    try y.yield(r.value as! Int)
+                }
+            }
+            var sum = 0
+            for try await x in gen { sum &+= x }
+            blackHole(sum)
+        }
+    }
+    let streamWithHop = Row(AsyncGeneratorRows.group, "AsyncStream fed from a callback on another queue per element",
+                            note: "each element yielded by the callback, which starts the next") { n in
+        inTask {
+            let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .unbounded)
+            @Sendable func hop(_ i: Int) {
+                if i == n {
+                    continuation.finish()
+                    return
+                }
+                otherQueue.async {
+                    continuation.yield(i)
+                    hop(i + 1)
+                }
+            }
+            hop(0)
+            var sum = 0
+            for await x in stream { sum &+= x }
+            blackHole(sum)
+        }
+    }
+    let roundTrip = Row(AsyncGeneratorRows.group, "await gen.next(v) round trip", note: "Input Int, no await in the body") { n in
+        inTask {
+            let gen = AsyncGenerator<Int, Int, Void> { y in
+                var x = 0
+                while true { x = try y.yield(x &+ 1) }
+            }
+            var sum = 0
+            _ = try await gen.next(0)
+            for i in 0..<n { sum &+= try await gen.next(i).yieldedValue! }
+            blackHole(sum)
+        }
+    }
+
+    /// Resident memory per async generator suspended at its first `yield`, `count` alive.
+    static func measureMemory(_ bench: Bench, count: Int) -> Row? {
+        let name = "resident memory per suspended AsyncGenerator"
+        guard bench.wanted(name), residentBytes() >= 0 else { return nil }
+        progress("memory: \(count) suspended async generators")
+        RJRuntime.drainStackPool()
+        final class Alive: @unchecked Sendable { var gens: [AsyncGenerator<Int, Void, Void>] = [] }
+        let alive = Alive()
+        alive.gens.reserveCapacity(count)
+        let before = residentBytes()
+        inTask {
+            for i in 0..<count {
+                let g = AsyncGenerator<Int, Void, Void> { y in
+                    try y.yield(i)
+                    try y.yield(-i)
+                }
+                _ = try await g.next()
+                alive.gens.append(g)
+            }
+        }
+        let after = residentBytes()
+        let row = Row(MemoryRows.group, name, note: "\(alive.gens.count) alive at once", unit: "KiB", nil)
+        bench.record(row, Double(after - before) / Double(Swift.max(alive.gens.count, 1)) / 1024)
+        alive.gens.removeAll()
+        RJRuntime.drainStackPool()
+        return row
+    }
+}
