@@ -37,8 +37,16 @@ public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: Async
     @inlinable
     public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Element? {
         if finished { return nil }
+        let attempt = generator.attemptOutOfLine(.next(()))
+        if case .answered(.success(.yielded(let value))) = attempt { return value }
+        return try await nextLater(attempt, isolation: actor)
+    }
+
+    /// The rest of `next` when the body did not just yield: it ended, threw, or awaits.
+    @inlinable @inline(never)
+    mutating func nextLater(_ attempt: AsyncGenerator<Element, Void, Return>.Attempt, isolation actor: isolated (any Actor)?) async throws -> Element? {
         do {
-            switch try await generator.next() {
+            switch try await generator.answerLater(.next(()), attempt) {
             case .yielded(let value): return value
             case .returned:
                 finished = true

@@ -180,12 +180,9 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// otherwise queued.
     @inlinable @inline(__always)
     nonisolated(nonsending) func request(_ operation: AsyncOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
-        if Task.isCancelled { return try await requestCancelled(operation) }
-        switch attempt(operation) {
-        case .answered(let result): return try result.get()
-        case .pending(let request): return try await waitCancellably(request)
-        case .busy: return try await requestLater(operation)
-        }
+        let attempt = attemptOutOfLine(operation)
+        if case .answered(let result) = attempt { return try result.get() }
+        return try await answerLater(operation, attempt)
     }
 
     /// What `attempt` achieved.
@@ -197,11 +194,14 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         case pending(AsyncRequest)
         /// Something else is in progress (or the generator has a buffer).
         case busy
+        /// The calling task is cancelled: nothing was done.
+        case cancelled
     }
 
     /// The synchronous part of a request: serves it here if nothing else is in progress.
     @inlinable @inline(__always)
     func attempt(_ operation: AsyncOperation<Input, Return>) -> Attempt {
+        if Task.isCancelled { return .cancelled }
         guard bufferCapacity == 0,
               phase.compareExchange(expected: .idle, desired: .busy, ordering: .acquiringAndReleasing).exchanged
         else { return .busy }
@@ -220,6 +220,25 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
             let request = Request(operation)
             if let result = arm(request, awaiting: generation) { drive(request, .awaited(result)) }
             return .pending(request)
+        }
+    }
+
+    /// `attempt`, kept out of the async function that calls it (specialised all the same): so
+    /// a request's fast path is small enough to be inlined into its caller (a `for try await`
+    /// loop), which then makes no executor switch per element, and allocates no async frame.
+    @inlinable @inline(never)
+    func attemptOutOfLine(_ operation: AsyncOperation<Input, Return>) -> Attempt {
+        attempt(operation)
+    }
+
+    /// The rest of a request that `attempt` could not answer at once.
+    @inlinable @inline(never)
+    nonisolated(nonsending) func answerLater(_ operation: AsyncOperation<Input, Return>, _ attempt: Attempt) async throws -> GeneratorStep<Element, Return> {
+        switch attempt {
+        case .answered(let result): return try result.get()
+        case .pending(let request): return try await waitCancellably(request)
+        case .busy: return try await requestLater(operation)
+        case .cancelled: return try await requestCancelled(operation)
         }
     }
 
