@@ -172,6 +172,19 @@ final class ProbeTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("probe finished"))
     }
 
+    func testAsyncGeneratorMisuseStopsWithAClearMessage() throws {
+        let cases = [
+            ("async-yielder-escape", "RJIterator: yield called outside its async generator's body"),
+            ("async-buffer-negative", "RJIterator: bufferingUpTo needs a capacity of 0 or more, got -1"),
+        ]
+        for (mode, message) in cases {
+            let r = try probe(mode)
+            XCTAssertTrue(r.stderr.contains(message), "\(mode): \(r.stderr)")
+            XCTAssertTrue(r.signaled, mode)
+            XCTAssertFalse(r.stdout.contains("probe finished"), mode)
+        }
+    }
+
     func testReleasedSuspendedSeedIteratorGivesItsStackBack() throws {
         // Abandoning leaks what the frames hold (documented), so LeakSanitizer is told not to
         // fail the probe for it in an ASan build.

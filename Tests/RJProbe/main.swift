@@ -224,6 +224,16 @@ case "node-throttle-zero":
     _ = MutableNode(1).throttle(0)
 case "node-delay-negative":
     _ = MutableNode(1).delay(on: .main, -1)
+case "async-yielder-escape":
+    final class Kept: @unchecked Sendable { var yielder: AsyncYielder<Int, Void>? }
+    let kept = Kept()
+    let gen = AsyncGenerator<Int, Void, Void> { y in kept.yielder = y }
+    let done = DispatchSemaphore(value: 0)
+    Task.detached { _ = try? await gen.next(); done.signal() }
+    done.wait()
+    _ = try? kept.yielder?.yield(1)
+case "async-buffer-negative":
+    _ = AsyncGenerator<Int, Void, Void>(bufferingUpTo: -1) { _ in }
 case "wait-for-promises-off":
     _ = waitForPromises(timeout: 1)
 default:
