@@ -369,13 +369,18 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
                 resumption = .awaited(result)
                 continue
             case .answered(let result):
+                lock.withLock {
+                    serving = nil
+                    pendingAwait = nil
+                }
+                if core.state == .completed {
+                    // Completed before the answer goes out: its caller sees the end.
+                    let left = markCompleted()
+                    request.answer(result)
+                    return answerCompleted(left)
+                }
                 request.answer(result)
             }
-            lock.withLock {
-                serving = nil
-                pendingAwait = nil
-            }
-            if core.state == .completed { return complete() }
             if let ahead = produceAhead() {
                 request = ahead
                 resumption = .operation(operation(of: ahead))
@@ -460,9 +465,15 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// The body has ended: every waiting request is answered from the kept outcome.
     @inlinable
     func complete() {
-        // The body has ended: no await will use the spare token (see deinit).
+        answerCompleted(markCompleted())
+    }
+
+    /// The body has ended: the phase says so; returns the requests left waiting.
+    @inlinable
+    func markCompleted() -> [Request] {
+        // No await will use the spare token (see deinit).
         awaits.spareToken = nil
-        let left: [Request] = lock.withLock {
+        return lock.withLock {
             phase.store(.completed, ordering: .releasing)
             defer {
                 waiting = []
@@ -470,7 +481,12 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
             }
             return waiting + consumers
         }
-        for request in left { request.answer(answerCompleted(operation(of: request))) }
+    }
+
+    /// Answers `requests`, left waiting when the body ended, from the kept outcome.
+    @inlinable
+    func answerCompleted(_ requests: [Request]) {
+        for request in requests { request.answer(answerCompleted(operation(of: request))) }
     }
 
     /// A request on a generator whose body has ended: `next` reports the kept outcome,
@@ -489,30 +505,40 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         }
     }
 
-    /// Cancels `request`: a waiting one is dropped; the one being served cancels the
-    /// generator (its pending await gives `CancellationError`, and so does every later await
-    /// and `yield` of the body, which then unwinds: no value is yielded to nobody). Either way
-    /// the request throws `CancellationError` now.
-    @inlinable
+    /// Cancels `request`. A waiting one is dropped and throws `CancellationError` now. The one
+    /// being served cancels the generator: its pending await gives `CancellationError`, and so
+    /// does every later await and `yield` of the body, which unwinds (no value is yielded to
+    /// nobody); the request throws `CancellationError` once the body has ended, so its caller
+    /// goes on only after the body's cleanups ran. (Not inlined: a rare path.)
+    @usableFromInline
     func cancel(_ request: Request) {
-        let pending: UInt64?? = lock.withLock {
+        let found: CancelledRequest = lock.withLock {
             if let index = waiting.firstIndex(where: { $0 === request }) {
                 waiting.remove(at: index)
-                return .none
+                return .dropped
             }
             if let index = consumers.firstIndex(where: { $0 === request }) {
                 consumers.remove(at: index)
-                return .none
+                return .dropped
             }
-            guard serving === request else { return .none }
-            cancelled.store(true, ordering: .releasing)
-            return .some(pendingAwait)
+            if serving === request { return .served(pendingAwait) }
+            return .elsewhere
         }
-        request.answer(Result<Step, any Error>.failure(CancellationError()))
-        if case .some(let generation?) = pending {
-            // Not here: this runs in a task's cancellation handler, and the await's completion
-            // may resume the body on the completing thread.
-            queue.async { self.awaits.cancel(generation, with: CancellationError()) }
+        switch found {
+        case .dropped:
+            request.answer(Result<Step, any Error>.failure(CancellationError()))
+        case .served(let pending):
+            guard request.cancel() else { return }
+            cancelled.store(true, ordering: .releasing)
+            if let generation = pending {
+                // Not here: this runs in a task's cancellation handler, and the await's
+                // completion may resume the body on the completing thread.
+                queue.async { self.awaits.cancel(generation, with: CancellationError()) }
+            }
+        case .elsewhere:
+            // Answered already, or between the queue and being served (the body will serve it
+            // and meet the cancellation at its next await or yield).
+            if request.cancel() { cancelled.store(true, ordering: .releasing) }
         }
     }
 
@@ -613,6 +639,17 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached rj_await")
         }
     }
+}
+
+/// Where `cancel` found a request.
+@usableFromInline
+enum CancelledRequest {
+    /// Waiting in a queue: taken off it.
+    case dropped
+    /// Being served, the body waiting in this await (nil: running).
+    case served(UInt64?)
+    /// Answered already, or between a queue and being served.
+    case elsewhere
 }
 
 /// What `submit` found a request must do.

@@ -59,21 +59,36 @@ final class AsyncRequest: @unchecked Sendable {
     /// A `CheckedContinuation<GeneratorStep<Element, Return>, any Error>` waiting for it.
     @usableFromInline @exclusivity(unchecked) var continuation: Any?
     @usableFromInline @exclusivity(unchecked) var callback: (@Sendable () -> Void)?
+    /// Its caller was cancelled while it was served: whatever the body answers, the caller
+    /// gets `CancellationError`.
+    @usableFromInline @exclusivity(unchecked) var cancelRequested = false
 
     @usableFromInline init(_ operation: Any) {
         self.operation = operation
     }
 
-    /// Answers the request; only the first answer counts (a cancellation may come first).
+    /// Answers the request; only the first answer counts (a dropped request is answered
+    /// first). A request whose caller was cancelled is answered `CancellationError`.
     @inlinable
     func answer<Element: Sendable, Return: Sendable>(_ result: Result<GeneratorStep<Element, Return>, any Error>) {
-        let (waiting, notify): (Any?, (@Sendable () -> Void)?) = lock.withLock {
-            if answer != nil { return (nil, nil) }
-            answer = result
-            return (continuation.take(), callback.take())
+        let (given, waiting, notify): (Result<GeneratorStep<Element, Return>, any Error>, Any?, (@Sendable () -> Void)?) = lock.withLock {
+            if answer != nil { return (result, nil, nil) }
+            let given = cancelRequested ? .failure(CancellationError()) : result
+            answer = given
+            return (given, continuation.take(), callback.take())
         }
-        if let waiting { (waiting as! CheckedContinuation<GeneratorStep<Element, Return>, any Error>).resume(with: result) }
+        if let waiting { (waiting as! CheckedContinuation<GeneratorStep<Element, Return>, any Error>).resume(with: given) }
         notify?()
+    }
+
+    /// Marks the request cancelled by its caller; false if it was answered already.
+    @inlinable
+    func cancel() -> Bool {
+        lock.withLock {
+            if answer != nil { return false }
+            cancelRequested = true
+            return true
+        }
     }
 
     /// The answer, once given (an `rj_await` reads it after its callback).
