@@ -177,12 +177,7 @@ final class ProbeTests: XCTestCase {
             ("async-yielder-escape", "RJIterator: yield called outside its async generator's body"),
             ("async-buffer-negative", "RJIterator: bufferingUpTo needs a capacity of 0 or more, got -1"),
         ]
-        for (mode, message) in cases {
-            let r = try probe(mode)
-            XCTAssertTrue(r.stderr.contains(message), "\(mode): \(r.stderr)")
-            XCTAssertTrue(r.signaled, mode)
-            XCTAssertFalse(r.stdout.contains("probe finished"), mode)
-        }
+        try assertEachStops(cases)
     }
 
     func testReleasedSuspendedSeedIteratorGivesItsStackBack() throws {
@@ -228,10 +223,17 @@ final class ProbeTests: XCTestCase {
             ("node-delay-negative", "RJNodes: delay needs a positive interval in seconds, got -1.0"),
             ("wait-for-promises-off", "RJPromises: waitForPromises needs Promises.isTestingMode = true"),
         ]
+        try assertEachStops(cases)
+    }
+
+    /// Each probe mode stops the program (a signal, before the probe's last line) with its
+    /// message on stderr.
+    private func assertEachStops(_ cases: [(mode: String, message: String)], file: StaticString = #filePath, line: UInt = #line) throws {
         for (mode, message) in cases {
             let r = try probe(mode)
-            XCTAssertTrue(r.stderr.contains(message), "\(mode): \(r.stderr)")
-            XCTAssertTrue(r.signaled, mode)
+            XCTAssertTrue(r.stderr.contains(message), "\(mode): \(r.stderr)", file: file, line: line)
+            XCTAssertTrue(r.signaled, mode, file: file, line: line)
+            XCTAssertFalse(r.stdout.contains("probe finished"), mode, file: file, line: line)
         }
     }
 }

@@ -43,22 +43,18 @@ struct AsyncGeneratorRows {
     }
     let withHop = Row(AsyncGeneratorRows.group, "AsyncGenerator: one rj_await of a callback on another queue per element",
                       note: "no buffer: each element waits for its request") { n in
-        inTask {
-            let gen = AsyncGenerator<Int, Void, Void> { y in
-                for i in 0..<n {
-                    let r = rj_await { callback in otherQueue.async { callback(i, nil) } }
-                    try y.yield(r.value as! Int)
-                }
-            }
-            var sum = 0
-            for try await x in gen { sum &+= x }
-            blackHole(sum)
-        }
+        AsyncGeneratorRows.hops(n, bufferingUpTo: 0)
     }
     let withHopBuffered = Row(AsyncGeneratorRows.group, "the same, AsyncGenerator(bufferingUpTo: 64)",
                               note: "the body runs ahead, as AsyncStream's producer does") { n in
+        AsyncGeneratorRows.hops(n, bufferingUpTo: 64)
+    }
+
+    /// `n` elements, each after an `rj_await` of a callback on `otherQueue`, read with
+    /// `for try await`.
+    static func hops(_ n: Int, bufferingUpTo capacity: Int) {
         inTask {
-            let gen = AsyncGenerator<Int, Void, Void>(bufferingUpTo: 64) { y in
+            let gen = AsyncGenerator<Int, Void, Void>(bufferingUpTo: capacity) { y in
                 for i in 0..<n {
                     let r = rj_await { callback in otherQueue.async { callback(i, nil) } }
                     try y.yield(r.value as! Int)

@@ -3,6 +3,8 @@
 // next()). SIZE values are sent.
 "use strict";
 
+const harness = require("./harness");
+
 function* averager() {
   let total = 0.0;
   let count = 0;
@@ -37,10 +39,4 @@ function run(size) {
   return [`average of ${size} values: ${Math.trunc(answer * 1000)}/1000`, `checksum ${checksum}`];
 }
 
-const size = Number(process.argv[2] || 1000);
-run(size);
-const t0 = process.hrtime.bigint();
-const out = run(size);
-const t1 = process.hrtime.bigint();
-console.log(out.join("\n"));
-console.log(`time_ns ${t1 - t0}`);
+harness.main(run, 1000);

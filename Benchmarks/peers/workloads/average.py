@@ -1,8 +1,7 @@
 # A pipeline of coroutines driven with send: every value goes into a scaler, which sends it on
 # to a running averager and passes the averager's answer back (each primed with next()). SIZE
 # values are sent.
-import sys
-import time
+import harness
 
 
 def averager():
@@ -38,14 +37,4 @@ def run(size):
             "checksum %d" % checksum]
 
 
-def main():
-    size = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    run(size)
-    t0 = time.perf_counter_ns()
-    out = run(size)
-    t1 = time.perf_counter_ns()
-    print("\n".join(out))
-    print("time_ns %d" % (t1 - t0))
-
-
-main()
+harness.main(run, 1000)

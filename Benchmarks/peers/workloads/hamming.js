@@ -4,6 +4,8 @@
 // times, from new generators each time.
 "use strict";
 
+const harness = require("./harness");
+
 // itertools.tee: n iterators over one source, sharing a linked list of the values not yet
 // read by all of them.
 function tee(source, n) {
@@ -78,10 +80,4 @@ function run(size) {
   return ["hamming: " + first.join(" "), `number ${count}: ${last}`, `sum mod 1e9+7: ${total}`];
 }
 
-const size = Number(process.argv[2] || 10);
-run(size);
-const t0 = process.hrtime.bigint();
-const out = run(size);
-const t1 = process.hrtime.bigint();
-console.log(out.join("\n"));
-console.log(`time_ns ${t1 - t0}`);
+harness.main(run, 10);

@@ -2,9 +2,9 @@
 # tail through a tee (CPython's Lib/test/test_generators.py, m235 with itertools.tee). The first
 # 5,000 (all below 2^53, exact in JavaScript's doubles) are taken SIZE times, from new
 # generators each time.
-import sys
 import time
 from itertools import tee
+import harness
 
 
 def times(n, g):
@@ -55,14 +55,4 @@ def run(size):
             "sum mod 1e9+7: %d" % total]
 
 
-def main():
-    size = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-    run(size)
-    t0 = time.perf_counter_ns()
-    out = run(size)
-    t1 = time.perf_counter_ns()
-    print("\n".join(out))
-    print("time_ns %d" % (t1 - t0))
-
-
-main()
+harness.main(run, 10)

@@ -3,6 +3,8 @@
 // 2^SIZE - 1 nodes and is walked 4 times.
 "use strict";
 
+const harness = require("./harness");
+
 class Tree {
   constructor(label, left, right) {
     this.label = label;
@@ -44,10 +46,4 @@ function run(size) {
   return out;
 }
 
-const size = Number(process.argv[2] || 10);
-run(size);
-const t0 = process.hrtime.bigint();
-const out = run(size);
-const t1 = process.hrtime.bigint();
-console.log(out.join("\n"));
-console.log(`time_ns ${t1 - t0}`);
+harness.main(run, 10);

@@ -1,8 +1,7 @@
 # In-order traversal of a balanced binary tree with a generator per subtree, each delegating
 # to its children's (`yield from`; CPython's Lib/test/test_generators.py, inorder). The tree
 # holds 2^SIZE - 1 nodes and is walked 4 times.
-import sys
-import time
+import harness
 
 
 class Tree:
@@ -44,14 +43,4 @@ def run(size):
     return out
 
 
-def main():
-    size = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-    run(size)
-    t0 = time.perf_counter_ns()
-    out = run(size)
-    t1 = time.perf_counter_ns()
-    print("\n".join(out))
-    print("time_ns %d" % (t1 - t0))
-
-
-main()
+harness.main(run, 10)

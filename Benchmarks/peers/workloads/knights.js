@@ -2,21 +2,8 @@
 // `advance` heuristic), with yield*. The first SIZE tours of a 10x10 board are counted.
 "use strict";
 
-function* conjoin(gs) {
-  const n = gs.length;
-  const values = new Array(n).fill(null);
-  function* gen(i) {
-    if (i >= n) {
-      yield values;
-    } else {
-      for (const v of gs[i]()) {
-        values[i] = v;
-        yield* gen(i + 1);
-      }
-    }
-  }
-  yield* gen(0);
-}
+const harness = require("./harness");
+const { conjoin } = harness;
 
 class Knights {
   constructor(m, n) {
@@ -139,10 +126,4 @@ function run(size) {
   return [`knights ${side}x${side}: ${tours} tours`, "first " + first.slice(0, 20).join(" "), `checksum ${checksum}`];
 }
 
-const size = Number(process.argv[2] || 100);
-run(size);
-const t0 = process.hrtime.bigint();
-const out = run(size);
-const t1 = process.hrtime.bigint();
-console.log(out.join("\n"));
-console.log(`time_ns ${t1 - t0}`);
+harness.main(run, 100);

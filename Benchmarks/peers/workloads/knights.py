@@ -1,21 +1,7 @@
 # Knight's tours through conjoin (CPython's Lib/test/test_generators.py: class Knights, the
 # `advance` heuristic), with `yield from`. The first SIZE tours of a 10x10 board are counted.
-import sys
-import time
-
-
-def conjoin(gs):
-    n = len(gs)
-    values = [None] * n
-
-    def gen(i):
-        if i >= n:
-            yield values
-        else:
-            for values[i] in gs[i]():
-                yield from gen(i + 1)
-
-    yield from gen(0)
+import harness
+from harness import conjoin
 
 
 class Knights:
@@ -119,15 +105,4 @@ def run(size):
             "checksum %d" % checksum]
 
 
-def main():
-    sys.setrecursionlimit(100000)
-    size = int(sys.argv[1]) if len(sys.argv) > 1 else 8
-    run(size)
-    t0 = time.perf_counter_ns()
-    out = run(size)
-    t1 = time.perf_counter_ns()
-    print("\n".join(out))
-    print("time_ns %d" % (t1 - t0))
-
-
-main()
+harness.main(run, 8, recursion_limit=100000)

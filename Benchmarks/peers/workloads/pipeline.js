@@ -2,6 +2,8 @@
 // filter -> takewhile -> chunked -> map -> islice (every 3rd) -> sum. SIZE bounds the squares.
 "use strict";
 
+const harness = require("./harness");
+
 function* count(start) {
   for (let n = start; ; n++) yield n;
 }
@@ -61,10 +63,4 @@ function run(size) {
   return [`pipeline below ${size}: ${n} chunk sums taken`, `total mod 1e9+7: ${total}`];
 }
 
-const size = Number(process.argv[2] || 1000000);
-run(size);
-const t0 = process.hrtime.bigint();
-const out = run(size);
-const t1 = process.hrtime.bigint();
-console.log(out.join("\n"));
-console.log(`time_ns ${t1 - t0}`);
+harness.main(run, 1000000);

@@ -1,8 +1,7 @@
 # An itertools-style pipeline, every stage a generator function of its own (not the C
 # itertools, so that every language runs the same generators): count -> map -> filter ->
 # takewhile -> chunked -> map -> islice (every 3rd) -> sum. SIZE bounds the squares.
-import sys
-import time
+import harness
 
 
 def count(start):
@@ -62,14 +61,4 @@ def run(size):
     return ["pipeline below %d: %d chunk sums taken" % (size, n), "total mod 1e9+7: %d" % total]
 
 
-def main():
-    size = int(sys.argv[1]) if len(sys.argv) > 1 else 1000000
-    run(size)
-    t0 = time.perf_counter_ns()
-    out = run(size)
-    t1 = time.perf_counter_ns()
-    print("\n".join(out))
-    print("time_ns %d" % (t1 - t0))
-
-
-main()
+harness.main(run, 1000000)

@@ -2,21 +2,8 @@
 // and the two diagonals a queen covers are three bit masks, as in queens.py.
 "use strict";
 
-function* conjoin(gs) {
-  const n = gs.length;
-  const values = new Array(n).fill(null);
-  function* gen(i) {
-    if (i >= n) {
-      yield values;
-    } else {
-      for (const v of gs[i]()) {
-        values[i] = v;
-        yield* gen(i + 1);
-      }
-    }
-  }
-  yield* gen(0);
-}
+const harness = require("./harness");
+const { conjoin } = harness;
 
 class Queens {
   constructor(n) {
@@ -60,10 +47,4 @@ function run(n) {
   return [`queens ${n}: ${count} solutions`, "first " + first.join(" "), "last " + last.join(" ")];
 }
 
-const size = Number(process.argv[2] || 8);
-run(size);
-const t0 = process.hrtime.bigint();
-const out = run(size);
-const t1 = process.hrtime.bigint();
-console.log(out.join("\n"));
-console.log(`time_ns ${t1 - t0}`);
+harness.main(run, 8);

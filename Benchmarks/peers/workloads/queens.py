@@ -1,22 +1,8 @@
 # N-Queens through conjoin (CPython's Lib/test/test_generators.py), with `yield from`. The
 # columns and the two diagonals a queen covers are three bit masks (each below 32 bits, so
 # that JavaScript's bit operations hold them), where the original packs them in one int.
-import sys
-import time
-
-
-def conjoin(gs):
-    n = len(gs)
-    values = [None] * n
-
-    def gen(i):
-        if i >= n:
-            yield values
-        else:
-            for values[i] in gs[i]():
-                yield from gen(i + 1)
-
-    yield from gen(0)
+import harness
+from harness import conjoin
 
 
 class Queens:
@@ -58,14 +44,4 @@ def run(n):
             "last " + " ".join(map(str, last))]
 
 
-def main():
-    size = int(sys.argv[1]) if len(sys.argv) > 1 else 8
-    run(size)
-    t0 = time.perf_counter_ns()
-    out = run(size)
-    t1 = time.perf_counter_ns()
-    print("\n".join(out))
-    print("time_ns %d" % (t1 - t0))
-
-
-main()
+harness.main(run, 8)

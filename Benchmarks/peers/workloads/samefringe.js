@@ -3,6 +3,8 @@
 // lock-step, stopping at the first difference. SIZE leaves per tree.
 "use strict";
 
+const harness = require("./harness");
+
 class Lcg {
   constructor(seed) { this.x = seed; }
   next(bound) {
@@ -61,10 +63,4 @@ function run(size) {
   return out;
 }
 
-const size = Number(process.argv[2] || 1000);
-run(size);
-const t0 = process.hrtime.bigint();
-const out = run(size);
-const t1 = process.hrtime.bigint();
-console.log(out.join("\n"));
-console.log(`time_ns ${t1 - t0}`);
+harness.main(run, 1000);

@@ -1,8 +1,7 @@
 # Same fringe: do two trees of different shapes hold the same leaves in the same order? Each
 # tree's leaves come from a recursive generator (`yield from` per subtree), the two compared in
 # lock-step, stopping at the first difference. SIZE leaves per tree.
-import sys
-import time
+import harness
 
 
 class Lcg:
@@ -62,15 +61,4 @@ def run(size):
     return out
 
 
-def main():
-    sys.setrecursionlimit(1000000)
-    size = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    run(size)
-    t0 = time.perf_counter_ns()
-    out = run(size)
-    t1 = time.perf_counter_ns()
-    print("\n".join(out))
-    print("time_ns %d" % (t1 - t0))
-
-
-main()
+harness.main(run, 1000, recursion_limit=1000000)

@@ -3,6 +3,8 @@
 // delegates to the next (yield*). The first SIZE primes are taken.
 "use strict";
 
+const harness = require("./harness");
+
 function* intsfrom(i) {
   for (;;) {
     yield i;
@@ -35,10 +37,4 @@ function run(size) {
   return ["primes: " + first.join(" "), `prime ${size}: ${last}`, `sum ${total}`];
 }
 
-const size = Number(process.argv[2] || 100);
-run(size);
-const t0 = process.hrtime.bigint();
-const out = run(size);
-const t1 = process.hrtime.bigint();
-console.log(out.join("\n"));
-console.log(`time_ns ${t1 - t0}`);
+harness.main(run, 100);

@@ -1,8 +1,7 @@
 # The prime sieve of chained filter generators (CPython's Lib/test/test_generators.py): every
 # prime found adds a filter of its multiples in front of the numbers, and a sieve level that
 # delegates to the next (`yield from`). The first SIZE primes are taken.
-import sys
-import time
+import harness
 
 
 def intsfrom(i):
@@ -38,15 +37,4 @@ def run(size):
             "sum %d" % total]
 
 
-def main():
-    sys.setrecursionlimit(1000000)
-    size = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-    run(size)
-    t0 = time.perf_counter_ns()
-    out = run(size)
-    t1 = time.perf_counter_ns()
-    print("\n".join(out))
-    print("time_ns %d" % (t1 - t0))
-
-
-main()
+harness.main(run, 100, recursion_limit=1000000)
