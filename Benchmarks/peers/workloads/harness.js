@@ -1,4 +1,5 @@
-// What the workload scripts share: the command line and the timing (README.md), and conjoin.
+// What the workload scripts share: the command line and the timing (README.md), the LCG that
+// makes their inputs, and conjoin.
 "use strict";
 
 // Runs `run(size)` once to warm up and once timed; prints its lines, then time_ns.
@@ -10,6 +11,15 @@ function main(run, defaultSize) {
   const t1 = process.hrtime.bigint();
   console.log(out.join("\n"));
   console.log(`time_ns ${t1 - t0}`);
+}
+
+// The Park-Miller "minimal standard" LCG: the same numbers in every language.
+class Lcg {
+  constructor(seed) { this.x = seed; }
+  next(bound) {
+    this.x = (this.x * 48271) % 2147483647;
+    return this.x % bound;
+  }
 }
 
 // CPython's Lib/test/test_generators.py conjoin: every combination of the generators' values,
@@ -30,4 +40,4 @@ function* conjoin(gs) {
   yield* gen(0);
 }
 
-module.exports = { main, conjoin };
+module.exports = { main, conjoin, Lcg };

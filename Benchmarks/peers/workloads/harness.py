@@ -1,4 +1,5 @@
-"""What the workload scripts share: the command line and the timing (README.md), and conjoin."""
+"""What the workload scripts share: the command line and the timing (README.md), the LCG that
+makes their inputs, and conjoin."""
 import sys
 import time
 
@@ -14,6 +15,17 @@ def main(run, default_size, recursion_limit=None):
     t1 = time.perf_counter_ns()
     print("\n".join(out))
     print("time_ns %d" % (t1 - t0))
+
+
+class Lcg:
+    """The Park-Miller "minimal standard" LCG: the same numbers in every language."""
+
+    def __init__(self, seed):
+        self.x = seed
+
+    def next(self, bound):
+        self.x = self.x * 48271 % 2147483647
+        return self.x % bound
 
 
 def conjoin(gs):

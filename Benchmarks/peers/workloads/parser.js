@@ -3,15 +3,9 @@
 // random expressions separated by ';', made by the same LCG as every language's version.
 "use strict";
 
-const MOD = 1000003;
+const { Lcg } = require("./harness");
 
-class Lcg {
-  constructor(seed) { this.x = seed; }
-  next(bound) {
-    this.x = (this.x * 48271) % 2147483647;
-    return this.x % bound;
-  }
-}
+const MOD = 1000003;
 
 function makeExpression(rng, depth, parts) {
   if (depth > 3 || rng.next(3) === 0) {

@@ -4,16 +4,9 @@
 import sys
 import time
 
+from harness import Lcg
+
 MOD = 1000003
-
-
-class Lcg:
-    def __init__(self, seed):
-        self.x = seed
-
-    def next(self, bound):
-        self.x = self.x * 48271 % 2147483647
-        return self.x % bound
 
 
 def make_expression(rng, depth, parts):

@@ -4,14 +4,7 @@
 "use strict";
 
 const harness = require("./harness");
-
-class Lcg {
-  constructor(seed) { this.x = seed; }
-  next(bound) {
-    this.x = (this.x * 48271) % 2147483647;
-    return this.x % bound;
-  }
-}
+const { Lcg } = harness;
 
 class Node {
   constructor(left, right, leaf) {

@@ -2,15 +2,7 @@
 # tree's leaves come from a recursive generator (`yield from` per subtree), the two compared in
 # lock-step, stopping at the first difference. SIZE leaves per tree.
 import harness
-
-
-class Lcg:
-    def __init__(self, seed):
-        self.x = seed
-
-    def next(self, bound):
-        self.x = self.x * 48271 % 2147483647
-        return self.x % bound
+from harness import Lcg
 
 
 class Node:
