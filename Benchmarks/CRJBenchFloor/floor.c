@@ -9,6 +9,7 @@
 #include "CRJContext.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <ucontext.h>
 #if defined(__GLIBC__)
@@ -43,6 +44,32 @@ static double rj_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+double rj_bench_fresh_page_touch(uint64_t pages) {
+    size_t stride = 320 * 1024;
+    char *p = mmap(NULL, pages * stride, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    double t0 = rj_now_ns();
+    for (uint64_t i = 0; i < pages; i++) ((volatile char *)p)[i * stride + stride - 64] = 1;
+    double t1 = rj_now_ns();
+    munmap(p, pages * stride);
+    return (t1 - t0) / (double)pages;
+}
+
+double rj_bench_page_give_back(uint64_t pages) {
+    size_t stride = 320 * 1024;
+    char *p = mmap(NULL, pages * stride, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    for (uint64_t i = 0; i < pages; i++) ((volatile char *)p)[i * stride + stride - 64] = 1;
+    double t0 = rj_now_ns();
+    for (uint64_t i = 0; i < pages; i += 64) {
+        uint64_t n = pages - i < 64 ? pages - i : 64;
+        madvise(p + i * stride, n * stride, MADV_DONTNEED);
+    }
+    double t1 = rj_now_ns();
+    munmap(p, pages * stride);
+    return (t1 - t0) / (double)pages;
 }
 
 /* ---- Fast variants: a coroutine of the core, switched bare ------------------ */

@@ -4,7 +4,7 @@
 @MainActor
 func holdTargets(_ bench: Bench, switches s: SwitchRows?, lifecycle l: LifecycleRows?, async a: AsyncRows?,
                  promises p: PromiseRows?, nodes n: NodeRows?, peers: PeerRows?, chains c: ChainRows?,
-                 asyncGenerators g: AsyncGeneratorRows?, memory: Row?, asyncMemory: Row?, workloads: [Workloads.Rows]) {
+                 asyncGenerators g: AsyncGeneratorRows?, memory: MemoryRows.Rows?, asyncMemory: Row?, workloads: [Workloads.Rows]) {
     // Every classic generator program at most half Python's time and no slower than Node's.
     for w in workloads {
         bench.ratio("\(w.workload.label) / Python", w.swift, over: w.python, target: 0.5)
@@ -55,9 +55,16 @@ func holdTargets(_ bench: Bench, switches s: SwitchRows?, lifecycle l: Lifecycle
         bench.ratio(label, row, over: base, target: target, text)
     }
     if let memory {
-        bench.bound(memory, "resident memory per suspended generator", below: 10)
+        bench.bound(memory.perGenerator, "resident memory per suspended generator", below: 10)
+        // Dedicated stacks at scale (issue 23): carved from slabs, no mapping per stack.
+        bench.bound(memory.create, "create + first next with many alive", below: 2000)
+        bench.bound(memory.release, "release of a suspended generator with many alive", below: 1000)
+        bench.ratio("create with many alive / first write to a fresh page", memory.create, over: memory.freshPage, target: nil,
+                    "(information: a new stack's top page is a fresh page)")
+        bench.ratio("release with many alive / giving a page back", memory.release, over: memory.pageBack, target: nil,
+                    "(information: a released stack's pages go back to the system)")
         if let asyncMemory {
-            bench.ratio("memory per suspended AsyncGenerator / per Generator", asyncMemory, over: memory, target: 1.2)
+            bench.ratio("memory per suspended AsyncGenerator / per Generator", asyncMemory, over: memory.perGenerator, target: 1.2)
         }
     }
 }

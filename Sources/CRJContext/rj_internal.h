@@ -1,14 +1,15 @@
 /*
  * Internal layout of a coroutine and the pieces the C files share.
  *
- * Memory of one coroutine, one mapping, low addresses first:
+ * Memory of one coroutine, one slot of a slab (or, for a stack of another size
+ * than the default, a mapping of its own), low addresses first:
  *
  *   map_base                stack_lo                          header   map_base+map_size
  *   | guard (no access)     | usable stack, grows downwards    | rj_coro |
  *
- * The header sits at the top of its own stack, so a coroutine costs one
- * mapping and no malloc, and the page holding it is the page the first frames
- * use: a suspended generator that has not gone deep touches one or two pages.
+ * The header sits at the top of its own stack, so a coroutine costs no
+ * malloc, and the page holding it is the page the first frames use: a
+ * suspended generator that has not gone deep touches one or two pages.
  */
 #ifndef RJ_INTERNAL_H
 #define RJ_INTERNAL_H
@@ -115,6 +116,8 @@ struct rj_coro {
     size_t requested_size;     /* the stack size asked for, as messages report it */
     rj_coro *pool_next;        /* the pool's lists (rj_stack.c) */
     rj_coro *pool_prev;
+    struct rj_slab *slab;      /* the slab this stack was carved from, or NULL (rj_stack.c) */
+    unsigned slot;             /* its index there */
 #if RJ_VALGRIND
     unsigned valgrind_id;
 #endif

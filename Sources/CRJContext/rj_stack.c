@@ -14,6 +14,15 @@
  *   address space, not memory. RJ_GUARD_MPROTECT=1 in the environment forces
  *   the mprotect guard (qemu-user does not deliver faults on madvise guards to
  *   the program, so the arm64 tests under qemu use it).
+ * - Slabs: stacks of the default size are carved from slabs, one mapping of
+ *   64 slots (guard, stack, header each), their guards installed at once (one
+ *   process_madvise where the kernel takes it). Carving a slot and giving it
+ *   back take a lock and no system call; the pages of slots given back are
+ *   given back to the system in batches, one madvise per run of neighbouring
+ *   slots. A slab none of whose slots is in use is unmapped, but for one spare.
+ *   So a program with 100,000 generators alive makes one mmap per 64 stacks,
+ *   and the kernel sees one memory map area per slab (MADV_GUARD_INSTALL).
+ *   Stacks of another size get a mapping of their own.
  * - The pool keeps up to `pool_limit` freed stacks for reuse, in two lists:
  *   those that keep their pages (at most `resident_limit`, most recently freed
  *   first) and those whose pages were given back with MADV_DONTNEED (the guard
@@ -34,6 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #ifndef MAP_NORESERVE
@@ -290,7 +301,22 @@ static size_t rj_default_map_size(void) {
     return size;
 }
 
-static rj_coro *rj_map_stack(size_t stack_size) {
+/* A stack's header, written at the top of its slot or mapping. */
+static rj_coro *rj_init_header(char *base, size_t map_size, size_t guard) {
+    char *top = base + map_size;
+    rj_coro *c = (rj_coro *)(((uintptr_t)top - sizeof(rj_coro)) & ~(uintptr_t)63);
+    memset(c, 0, sizeof *c);
+    c->map_base = base;
+    c->map_size = map_size;
+    c->stack_lo = base + guard;
+    c->stack_hi = (char *)c;
+    c->resident = 1;
+    __atomic_fetch_add(&rj_mapped_count, 1, __ATOMIC_RELAXED);
+    return c;
+}
+
+/* A stack in a mapping of its own (a size other than the default, or no slab to be had). */
+static rj_coro *rj_map_own_stack(size_t stack_size) {
     size_t guard = rj_guard_size();
     size_t map_size = rj_map_size_for(stack_size);
     char *base = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
@@ -309,21 +335,250 @@ static rj_coro *rj_map_stack(size_t stack_size) {
                           strerror(err));
         return NULL;
     }
-    char *top = base + map_size;
-    rj_coro *c = (rj_coro *)(((uintptr_t)top - sizeof(rj_coro)) & ~(uintptr_t)63);
-    memset(c, 0, sizeof *c);
-    c->map_base = base;
-    c->map_size = map_size;
-    c->stack_lo = base + guard;
-    c->stack_hi = (char *)c;
-    c->resident = 1;
-    __atomic_fetch_add(&rj_mapped_count, 1, __ATOMIC_RELAXED);
+    return rj_init_header(base, map_size, guard);
+}
+
+/* ---- Slabs --------------------------------------------------------------
+ * One lock for the slabs, apart from the pool's (neither is held while the
+ * other is taken). A slot is free (on its slab's free list), in use, or
+ * waiting in the trim batch for its pages to be given back; `used` counts the
+ * last two. */
+
+#define RJ_SLAB_SLOTS 64u
+#define RJ_TRIM_BATCH 64u
+
+typedef struct rj_slab {
+    char *base;
+    size_t slot_size;
+    size_t guard;
+    unsigned used;
+    unsigned nfree;
+    struct rj_slab *next, *prev; /* the list of slabs with a free slot */
+    int listed;
+    unsigned short free_slots[RJ_SLAB_SLOTS]; /* a stack: the last entry is carved next */
+} rj_slab;
+
+typedef struct {
+    rj_slab *slab;
+    unsigned slot;
+} rj_slot_ref;
+
+static int rj_slab_lock_word;
+static rj_slab *rj_slabs_with_room;
+static size_t rj_slab_count, rj_empty_slab_count;
+static rj_slot_ref rj_trim_batch[RJ_TRIM_BATCH];
+static unsigned rj_trim_batch_count;
+
+static void rj_slab_lock(void) {
+    unsigned spins = 0;
+    while (__atomic_exchange_n(&rj_slab_lock_word, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(&rj_slab_lock_word, __ATOMIC_RELAXED)) {
+            if (++spins > 64) { sched_yield(); spins = 0; }
+        }
+    }
+}
+static void rj_slab_unlock(void) { __atomic_store_n(&rj_slab_lock_word, 0, __ATOMIC_RELEASE); }
+
+size_t rj_stats_mapped_slabs(void) {
+    rj_slab_lock();
+    size_t n = rj_slab_count;
+    rj_slab_unlock();
+    return n;
+}
+
+static void rj_slab_list_add_locked(rj_slab *s) {
+    s->prev = NULL;
+    s->next = rj_slabs_with_room;
+    if (rj_slabs_with_room) rj_slabs_with_room->prev = s;
+    rj_slabs_with_room = s;
+    s->listed = 1;
+}
+
+static void rj_slab_list_remove_locked(rj_slab *s) {
+    if (s->prev) s->prev->next = s->next;
+    else rj_slabs_with_room = s->next;
+    if (s->next) s->next->prev = s->prev;
+    s->next = s->prev = NULL;
+    s->listed = 0;
+}
+
+/* The guards of n slots of slot_size bytes from base: one process_madvise for all of them
+ * where the kernel takes MADV_GUARD_INSTALL there, otherwise one call per slot. */
+static int rj_install_slab_guards(char *base, size_t slot_size, unsigned n, size_t guard) {
+#if defined(__linux__) && defined(SYS_process_madvise) && defined(SYS_pidfd_open)
+    static int pidfd = -2; /* -2 not tried, -1 not available */
+    int fd = __atomic_load_n(&pidfd, __ATOMIC_RELAXED);
+    if (fd == -2) {
+        int opened = (int)syscall(SYS_pidfd_open, getpid(), 0);
+        int expected = -2;
+        if (!__atomic_compare_exchange_n(&pidfd, &expected, opened < 0 ? -1 : opened, 0,
+                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED) && opened >= 0)
+            close(opened);
+        fd = __atomic_load_n(&pidfd, __ATOMIC_RELAXED);
+    }
+    /* Only once the madvise guard is known to work (the first guard of all goes one by one). */
+    if (fd >= 0 && __atomic_load_n(&rj_guard_mode, __ATOMIC_RELAXED) == 1) {
+        struct iovec iov[RJ_SLAB_SLOTS];
+        for (unsigned i = 0; i < n; i++) {
+            iov[i].iov_base = base + (size_t)i * slot_size;
+            iov[i].iov_len = guard;
+        }
+        long done = syscall(SYS_process_madvise, fd, iov, (size_t)n, MADV_GUARD_INSTALL, 0);
+        if (done == (long)(guard * n)) return 0;
+        /* Partly done or refused: the calls below install the rest (installing twice is harmless). */
+    }
+#endif
+    for (unsigned i = 0; i < n; i++) {
+        if (rj_install_guard(base + (size_t)i * slot_size, guard) != 0) return -1;
+    }
+    return 0;
+}
+
+/* A new slab of slots of slot_size bytes, or NULL (the caller maps a stack of its own, which
+ * reports the error). */
+static rj_slab *rj_slab_map(size_t slot_size) {
+    size_t guard = rj_guard_size();
+    size_t total = slot_size * RJ_SLAB_SLOTS;
+    char *base = mmap(NULL, total, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) return NULL;
+    rj_slab *s = malloc(sizeof *s);
+    if (!s || rj_install_slab_guards(base, slot_size, RJ_SLAB_SLOTS, guard) != 0) {
+        free(s);
+        munmap(base, total);
+        return NULL;
+    }
+    memset(s, 0, sizeof *s);
+    s->base = base;
+    s->slot_size = slot_size;
+    s->guard = guard;
+    s->nfree = RJ_SLAB_SLOTS;
+    for (unsigned i = 0; i < RJ_SLAB_SLOTS; i++) s->free_slots[i] = (unsigned short)(RJ_SLAB_SLOTS - 1 - i);
+    return s;
+}
+
+static char *rj_slot_base(const rj_slab *s, unsigned slot) { return s->base + (size_t)slot * s->slot_size; }
+
+/* A stack carved from a slab of map_size slots, or NULL. */
+static rj_coro *rj_slab_carve(size_t map_size) {
+    rj_slab_lock();
+    rj_slab *s = rj_slabs_with_room;
+    while (s && s->slot_size != map_size) s = s->next;
+    if (!s) {
+        rj_slab_unlock();
+        s = rj_slab_map(map_size);
+        if (!s) return NULL;
+        rj_slab_lock();
+        rj_slab_list_add_locked(s);
+        rj_slab_count++;
+        rj_empty_slab_count++;
+    }
+    if (s->used == 0) rj_empty_slab_count--;
+    unsigned slot = s->free_slots[--s->nfree];
+    s->used++;
+    if (s->nfree == 0) rj_slab_list_remove_locked(s);
+    rj_slab_unlock();
+    rj_coro *c = rj_init_header(rj_slot_base(s, slot), map_size, s->guard);
+    c->slab = s;
+    c->slot = slot;
     return c;
 }
 
+static int rj_slot_ref_order(const void *a, const void *b) {
+    const rj_slot_ref *x = a, *y = b;
+    uintptr_t px = (uintptr_t)rj_slot_base(x->slab, x->slot), py = (uintptr_t)rj_slot_base(y->slab, y->slot);
+    return px < py ? -1 : px > py;
+}
+
+/* Gives the pages of n slots back (one madvise per run of neighbouring slots of a slab: the
+ * guards between them keep their markers), puts the slots on their slabs' free lists, and
+ * unmaps the slabs left empty, but for one spare of the current size (none if keep_spare is 0). */
+static void rj_slots_free(rj_slot_ref *refs, unsigned n, int keep_spare) {
+    qsort(refs, n, sizeof *refs, rj_slot_ref_order);
+    for (unsigned i = 0; i < n;) {
+        unsigned j = i + 1;
+        while (j < n && refs[j].slab == refs[i].slab && refs[j].slot == refs[j - 1].slot + 1) j++;
+        rj_slab *s = refs[i].slab;
+        char *from = rj_slot_base(s, refs[i].slot) + s->guard;
+        char *to = rj_slot_base(s, refs[j - 1].slot) + s->slot_size;
+        madvise(from, (size_t)(to - from), MADV_DONTNEED);
+        i = j;
+    }
+    rj_slab *unmap = NULL;
+    size_t current = rj_default_map_size();
+    rj_slab_lock();
+    for (unsigned i = 0; i < n; i++) {
+        rj_slab *s = refs[i].slab;
+        s->free_slots[s->nfree++] = (unsigned short)refs[i].slot;
+        if (!s->listed) rj_slab_list_add_locked(s);
+        if (--s->used == 0) rj_empty_slab_count++;
+    }
+    /* Empty slabs: all but one spare of the current size go back to the system. */
+    int spare_kept = 0;
+    for (rj_slab *s = rj_slabs_with_room; s;) {
+        rj_slab *next = s->next;
+        if (s->used == 0) {
+            if (keep_spare && !spare_kept && s->slot_size == current) {
+                spare_kept = 1;
+            } else {
+                rj_slab_list_remove_locked(s);
+                rj_slab_count--;
+                rj_empty_slab_count--;
+                s->next = unmap;
+                unmap = s;
+            }
+        }
+        s = next;
+    }
+    rj_slab_unlock();
+    while (unmap) {
+        rj_slab *next = unmap->next;
+        munmap(unmap->base, unmap->slot_size * RJ_SLAB_SLOTS);
+        free(unmap);
+        unmap = next;
+    }
+}
+
+/* Takes the trim batch (under the lock) and frees its slots; the batch is left empty. */
+static void rj_slab_flush(int keep_spare) {
+    rj_slot_ref refs[RJ_TRIM_BATCH];
+    rj_slab_lock();
+    unsigned n = rj_trim_batch_count;
+    memcpy(refs, rj_trim_batch, n * sizeof *refs);
+    rj_trim_batch_count = 0;
+    rj_slab_unlock();
+    rj_slots_free(refs, n, keep_spare);
+}
+
+/* A slot given back: into the trim batch, which is freed as a whole once full. */
+static void rj_slab_give_back(rj_coro *c) {
+    rj_slot_ref ref = {c->slab, c->slot};
+    rj_slot_ref full[RJ_TRIM_BATCH];
+    unsigned n = 0;
+    rj_slab_lock();
+    rj_trim_batch[rj_trim_batch_count++] = ref;
+    if (rj_trim_batch_count == RJ_TRIM_BATCH) {
+        n = rj_trim_batch_count;
+        memcpy(full, rj_trim_batch, sizeof full);
+        rj_trim_batch_count = 0;
+    }
+    rj_slab_unlock();
+    if (n) rj_slots_free(full, n, 1);
+}
+
+static rj_coro *rj_map_stack(size_t stack_size) {
+    size_t map_size = rj_map_size_for(stack_size);
+    if (map_size == rj_default_map_size()) {
+        rj_coro *c = rj_slab_carve(map_size);
+        if (c) return c;
+    }
+    return rj_map_own_stack(stack_size);
+}
+
 static void rj_unmap_stack(rj_coro *c) {
-    munmap(c->map_base, c->map_size);
     __atomic_fetch_sub(&rj_mapped_count, 1, __ATOMIC_RELAXED);
+    if (c->slab) rj_slab_give_back(c);
+    else munmap(c->map_base, c->map_size);
 }
 
 rj_coro *rj_stack_acquire(size_t stack_size) {
@@ -406,4 +661,6 @@ void rj_stack_pool_drain(void) {
         rj_unmap_stack(list);
         list = next;
     }
+    /* And the slots waiting to give their pages back, and every empty slab. */
+    rj_slab_flush(0);
 }

@@ -208,6 +208,73 @@ static void test_pool_and_counts(void) {
           "a tiny default is refused by the same rule and the old one kept: %s", rj_last_error());
 }
 
+/* ---- Slabs: default-size stacks, 64 to a mapping ----------------------- */
+
+typedef struct {
+    rj_coro *self;
+    long seed;
+    long sum;
+} marker;
+
+/* Fills a local array from its seed, suspends, then sums it: a stack whose pages were given
+ * back, or written to, while it was suspended gives another sum. */
+static void marker_entry(void *arg) {
+    marker *m = arg;
+    volatile long local[600];
+    for (int i = 0; i < 600; i++) local[i] = m->seed * 1000 + i;
+    rj_coro_suspend(m->self);
+    long sum = 0;
+    for (int i = 0; i < 600; i++) sum += local[i];
+    m->sum = sum;
+}
+
+static long marker_expected(long seed) { return seed * 1000 * 600 + 599 * 600 / 2; }
+
+static void test_slabs(void) {
+    size_t limit = rj_stack_pool_limit();
+    rj_set_stack_pool_limit(0); /* every release goes straight back to its slab */
+    rj_stack_pool_drain();
+    CHECK(rj_stats_mapped_slabs() == 0, "no slab left after a drain (%zu)", rj_stats_mapped_slabs());
+    enum { M = 300 };
+    static marker m[M];
+    for (int i = 0; i < M; i++) {
+        m[i] = (marker){NULL, i, 0};
+        m[i].self = rj_coro_create(0, rj_default_backend(), marker_entry, &m[i]);
+        CHECK(m[i].self != NULL, "coroutine %d: %s", i, rj_last_error());
+        rj_coro_resume(m[i].self);
+    }
+    CHECK(rj_stats_mapped_slabs() == (M + 63) / 64, "%d stacks in %zu slabs", M, rj_stats_mapped_slabs());
+    /* Every other one ends: 150 slots given back, in batches that give their pages back
+     * while their neighbours hold suspended frames. */
+    for (int i = 1; i < M; i += 2) {
+        rj_coro_resume(m[i].self);
+        rj_coro_destroy(m[i].self);
+        CHECK(m[i].sum == marker_expected(i), "coroutine %d summed %ld", i, m[i].sum);
+    }
+    for (int i = 0; i < M; i += 2) {
+        rj_coro_resume(m[i].self);
+        CHECK(m[i].sum == marker_expected(i), "coroutine %d kept its stack beside freed slots: %ld", i,
+              m[i].sum);
+    }
+    /* The slots given back are carved again (those still in the last batch once it is full):
+     * no new slab. */
+    size_t slabs = rj_stats_mapped_slabs();
+    for (int i = 1; i < M; i += 2) {
+        m[i] = (marker){NULL, i, 0};
+        m[i].self = rj_coro_create(0, rj_default_backend(), marker_entry, &m[i]);
+        rj_coro_resume(m[i].self);
+    }
+    CHECK(rj_stats_mapped_slabs() <= slabs + 1, "slots reused: %zu slabs, then %zu", slabs, rj_stats_mapped_slabs());
+    for (int i = 0; i < M; i++) {
+        if (i % 2) rj_coro_resume(m[i].self);
+        rj_coro_destroy(m[i].self);
+    }
+    CHECK(rj_stats_live_stacks() == 0, "no live stacks (%zu)", rj_stats_live_stacks());
+    rj_stack_pool_drain();
+    CHECK(rj_stats_mapped_slabs() == 0, "every slab unmapped after the drain (%zu)", rj_stats_mapped_slabs());
+    rj_set_stack_pool_limit(limit);
+}
+
 /* ---- Ids: never reused, even where the memory is ------------------------ */
 
 static void noop_entry(void *arg) { (void)arg; }
@@ -362,6 +429,7 @@ int main(void) {
     test_nesting(RJ_BACKEND_FAST, RJ_BACKEND_FAST_OUT_OF_LINE);
     test_nesting(RJ_BACKEND_FAST_OUT_OF_LINE, RJ_BACKEND_FAST);
     test_pool_and_counts();
+    test_slabs();
     test_ids_are_never_reused();
     printf("guard: %s\n", rj_guard_uses_madvise() ? "MADV_GUARD_INSTALL" : "mprotect");
     printf("%d passed, %d failed\n", passed, failed);

@@ -28,4 +28,16 @@ double rj_bench_floor(rj_floor_variant variant, uint64_t iterations);
  * not measure what the sets before it left in the heap. */
 void rj_bench_trim_heap(void);
 
+/* The first write to each of `pages` fresh pages, one every 320 KiB (as the
+ * top pages of default-size stacks lie), in a mapping made for it: the page
+ * fault and zeroing that a new stack's top page costs, whatever the library
+ * does. Returns nanoseconds per page, or -1 if the mapping failed. */
+double rj_bench_fresh_page_touch(uint64_t pages);
+
+/* Giving such pages back: `pages` pages written, one every 320 KiB, then given
+ * back with one MADV_DONTNEED per 64 of them (as the library gives back the
+ * stacks of neighbouring slots of a slab). Returns nanoseconds per page given
+ * back, or -1 if the mapping failed. */
+double rj_bench_page_give_back(uint64_t pages);
+
 #endif

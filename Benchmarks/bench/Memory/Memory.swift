@@ -1,3 +1,4 @@
+import CRJBenchFloor
 import RJIterator
 
 /// Resident memory per suspended generator, and what creating and releasing cost with many
@@ -7,9 +8,19 @@ enum MemoryRows {
     static let group = "memory (many generators alive at once)"
     static let perGeneratorName = "resident memory per suspended generator"
 
-    /// Returns the per-generator memory row, or nil when it was not wanted.
+    /// The rows that targets hold: memory per generator, create and release with `count`
+    /// alive, and the fresh-page floor under a create.
+    struct Rows {
+        let perGenerator: Row
+        let create: Row
+        let release: Row
+        let freshPage: Row
+        let pageBack: Row
+    }
+
+    /// Returns the rows, or nil when they were not wanted.
     @discardableResult
-    static func measure(_ bench: Bench, count: Int) -> Row? {
+    static func measure(_ bench: Bench, count: Int) -> Rows? {
         guard bench.wanted(perGeneratorName), residentBytes() >= 0 else { return nil }
         progress("memory: \(count) suspended generators")
         RJRuntime.drainStackPool()
@@ -42,10 +53,15 @@ enum MemoryRows {
         if let failure { note += "; stopped: \(failure)" }
         let perGenerator = Row(group, perGeneratorName, note: note, unit: "KiB", nil)
         bench.record(perGenerator, Double(after - before) / Double(Swift.max(alive, 1)) / 1024)
-        bench.record(Row(group, "create + first next, \(alive) kept alive", note: "per generator", nil),
-                     created / Double(Swift.max(alive, 1)))
-        bench.record(Row(group, "release of \(alive) suspended generators", note: "per generator, closes each body", nil),
-                     released / Double(Swift.max(alive, 1)))
-        return perGenerator
+        let create = Row(group, "create + first next, \(alive) kept alive", note: "per generator", nil)
+        bench.record(create, created / Double(Swift.max(alive, 1)))
+        let release = Row(group, "release of \(alive) suspended generators", note: "per generator, closes each body", nil)
+        bench.record(release, released / Double(Swift.max(alive, 1)))
+        // What any new stack's first page costs on this machine (a page fault and its zeroing).
+        let freshPage = Row(group, "floor: first write to a fresh page", note: "\(alive) pages, one every 320 KiB", nil)
+        bench.record(freshPage, rj_bench_fresh_page_touch(UInt64(alive)))
+        let pageBack = Row(group, "floor: giving such a page back", note: "MADV_DONTNEED, one call per 64 pages", nil)
+        bench.record(pageBack, rj_bench_page_give_back(UInt64(alive)))
+        return Rows(perGenerator: perGenerator, create: create, release: release, freshPage: freshPage, pageBack: pageBack)
     }
 }

@@ -316,13 +316,16 @@ size_t rj_stack_pool_limit(void);
 void rj_set_stack_pool_limit(size_t limit);
 size_t rj_stack_pool_resident_limit(void);
 void rj_set_stack_pool_resident_limit(size_t limit);
-/* Empties the pool, unmapping every pooled stack. */
+/* Empties the pool, unmapping every pooled stack, gives back the pages of the
+ * stacks given back since, and unmaps every slab none of whose stacks is in use. */
 void rj_stack_pool_drain(void);
 
 /* ---- Statistics (for tests and the benchmark) ------------------------- */
 
 /* Stacks mapped and not yet unmapped (pooled ones included). */
 size_t rj_stats_mapped_stacks(void);
+/* Slabs mapped (each holds 64 stacks of the default size; rj_stack.c). */
+size_t rj_stats_mapped_slabs(void);
 /* Stacks handed out to coroutines and not yet given back. */
 size_t rj_stats_live_stacks(void);
 /* Stacks waiting in the pool. */
