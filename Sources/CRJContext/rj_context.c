@@ -18,8 +18,8 @@
  *   Swift state out, rj_current back
  */
 #include "rj_internal.h"
-#include "rj_frame.h"
 #include "rj_swift_state.h"
+#include "rj_tools.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -108,106 +108,6 @@ static uint64_t rj_new_id(void) {
     return rj_id_next++;
 }
 
-/* ---- The tools' view of a switch -----------------------------------------
- * Declared here rather than taken from the sanitizer headers, which only clang's
- * resource directory has. */
-#if RJ_ASAN
-void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
-void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
-void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
-void __lsan_register_root_region(const void *p, size_t size);
-void __lsan_unregister_root_region(const void *p, size_t size);
-#endif
-#if RJ_TSAN
-void *__tsan_get_current_fiber(void);
-void *__tsan_create_fiber(unsigned flags);
-void __tsan_destroy_fiber(void *fiber);
-void __tsan_switch_to_fiber(void *fiber, unsigned flags);
-#endif
-
-/* Always inlined, also in unoptimised builds: the hooks run between a fiber
- * switch and the stack switch, where a function of their own would enter on
- * one fiber's shadow call stack (TSan) and return on the other's. */
-#define RJ_TOOLS_INLINE static inline __attribute__((always_inline))
-
-RJ_TOOLS_INLINE size_t rj_stack_bytes(const rj_coro *c) { return (size_t)(c->stack_hi - c->stack_lo); }
-
-/* A coroutine is made: its stack may hold the poison of frames an abandoned
- * coroutine left (ASan); LeakSanitizer must scan it while it lives, since a
- * suspended body's frames may hold the only reference to an object; and it
- * gets its own fiber (TSan). */
-RJ_TOOLS_INLINE void rj_tools_created(rj_coro *c) {
-#if RJ_ASAN
-    __asan_unpoison_memory_region(c->stack_lo, rj_stack_bytes(c));
-    __lsan_register_root_region(c->stack_lo, rj_stack_bytes(c));
-    c->asan_fake = NULL;
-    c->asan_resumer_fake = NULL;
-    c->asan_resumer_bottom = NULL;
-    c->asan_resumer_size = 0;
-#endif
-#if RJ_TSAN
-    c->tsan_fiber = __tsan_create_fiber(0);
-    c->tsan_resumer = NULL;
-#endif
-#if RJ_VALGRIND
-    c->valgrind_id = VALGRIND_STACK_REGISTER(c->stack_lo, c->stack_hi);
-#endif
-    (void)c;
-}
-
-RJ_TOOLS_INLINE void rj_tools_destroyed(rj_coro *c) {
-#if RJ_ASAN
-    __lsan_unregister_root_region(c->stack_lo, rj_stack_bytes(c));
-#endif
-#if RJ_TSAN
-    __tsan_destroy_fiber(c->tsan_fiber);
-#endif
-#if RJ_VALGRIND
-    VALGRIND_STACK_DEREGISTER(c->valgrind_id);
-#endif
-    (void)c;
-}
-
-/* Resumer side, just before the switch into c. */
-RJ_TOOLS_INLINE void rj_tools_leave_for(rj_coro *c) {
-#if RJ_ASAN
-    __sanitizer_start_switch_fiber(&c->asan_resumer_fake, c->stack_lo, rj_stack_bytes(c));
-#endif
-#if RJ_TSAN
-    c->tsan_resumer = __tsan_get_current_fiber();
-    __tsan_switch_to_fiber(c->tsan_fiber, 0);
-#endif
-    (void)c;
-}
-
-/* Resumer side, just after c switched back. */
-RJ_TOOLS_INLINE void rj_tools_back_from(rj_coro *c) {
-#if RJ_ASAN
-    __sanitizer_finish_switch_fiber(c->asan_resumer_fake, NULL, NULL);
-#endif
-    (void)c;
-}
-
-/* Coroutine side, just after arriving on c's stack (first entry or resume). */
-RJ_TOOLS_INLINE void rj_tools_arrived(rj_coro *c) {
-#if RJ_ASAN
-    __sanitizer_finish_switch_fiber(c->asan_fake, &c->asan_resumer_bottom, &c->asan_resumer_size);
-#endif
-    (void)c;
-}
-
-/* Coroutine side, just before switching back to the resumer. A finished
- * coroutine never comes back: ASan may free its fake stack. */
-RJ_TOOLS_INLINE void rj_tools_leave_to_resumer(rj_coro *c) {
-#if RJ_ASAN
-    __sanitizer_start_switch_fiber(c->finished ? NULL : &c->asan_fake, c->asan_resumer_bottom, c->asan_resumer_size);
-#endif
-#if RJ_TSAN
-    __tsan_switch_to_fiber(c->tsan_resumer, 0);
-#endif
-    (void)c;
-}
-
 /* ---- swapcontext ----------------------------------------------------------
  * ASan's interceptor of swapcontext warns that it "doesn't fully support"
  * it; the fiber annotations above are the full support, so under ASan the
@@ -246,65 +146,22 @@ static void rj_ucontext_entry(unsigned hi, unsigned lo) {
 }
 
 static int rj_prepare_ucontext(rj_coro *c) {
-    if (getcontext(&c->uc) != 0) {
+    ucontext_t *uc = &rj_uc(c)->uc;
+    if (getcontext(uc) != 0) {
         rj_set_error("RJIterator: getcontext failed");
         return -1;
     }
-    c->uc.uc_stack.ss_sp = c->stack_lo;
-    c->uc.uc_stack.ss_size = rj_stack_bytes(c) & ~(size_t)63;
-    c->uc.uc_link = NULL;
+    uc->uc_stack.ss_sp = c->stack_lo;
+    uc->uc_stack.ss_size = rj_stack_bytes(c) & ~(size_t)63;
+    uc->uc_link = NULL;
     uintptr_t p = (uintptr_t)c;
-    makecontext(&c->uc, (void (*)(void))rj_ucontext_entry, 2,
+    makecontext(uc, (void (*)(void))rj_ucontext_entry, 2,
                 (unsigned)(p >> 32), (unsigned)(p & 0xffffffffu));
     return 0;
 }
 
-#if RJ_HAVE_FAST
-static inline void rj_frame_put(char *frame, unsigned offset, uint64_t value) {
-    memcpy(frame + offset, &value, sizeof value);
-}
-
-/* Writes the first frame of a new coroutine (rj_frame.h). For the inline switch:
- * the address of rj_trampoline_inline, a null frame pointer and the coroutine.
- * For rj_switch: the frame rj_switch expects, so that the first switch
- * "returns" into rj_trampoline with the coroutine in a callee-saved register. */
-void rj_prepare_fast(rj_coro *c) {
-    uintptr_t top = (uintptr_t)c->stack_hi & ~(uintptr_t)15;
-#if RJ_HAVE_INLINE_SWITCH
-    if (c->switches_inline) {
-        char *first = (char *)(top - RJ_INLINE_FRAME);
-        memset(first, 0, RJ_INLINE_FRAME);
-        rj_frame_put(first, RJ_INLINE_PC, (uint64_t)(uintptr_t)rj_trampoline_inline);
-        rj_frame_put(first, RJ_INLINE_CORO, (uint64_t)(uintptr_t)c);
-        c->sp = first;
-        return;
-    }
-#endif
-#if defined(__x86_64__)
-    /* Below the top: the trampoline's fake return address (0), then the frame. */
-    char *frame = (char *)(top - 8 - RJ_X86_FRAME);
-    memset(frame, 0, RJ_X86_FRAME + 8);
-    rj_frame_put(frame, RJ_X86_R12, (uint64_t)(uintptr_t)c);
-    rj_frame_put(frame, RJ_X86_RET, (uint64_t)(uintptr_t)rj_trampoline);
-    /* MXCSR and x87 control word: copy the creating thread's, so a coroutine
-     * starts with the rounding mode and exception masks its creator had. */
-    rj_frame_put(frame, RJ_X86_FPU, rj_fpu_control_state());
-#elif defined(__aarch64__)
-    char *frame = (char *)(top - RJ_A64_FRAME);
-    memset(frame, 0, RJ_A64_FRAME);
-    rj_frame_put(frame, RJ_A64_X19, (uint64_t)(uintptr_t)c);
-    rj_frame_put(frame, RJ_A64_X30, (uint64_t)(uintptr_t)rj_trampoline);
-#endif
-    c->sp = frame;
-}
-#endif
-
-rj_coro *rj_coro_create(size_t stack_size, rj_backend backend, rj_coro_entry entry, void *arg) {
-    if (stack_size == 0) stack_size = rj_default_stack_size();
-    else if (rj_check_stack_size(stack_size > (size_t)LLONG_MAX ? LLONG_MAX : (long long)stack_size, "stackSize") != 0)
-        return NULL;
-    rj_coro *c = rj_stack_acquire(stack_size);
-    if (!c) return NULL;
+/* Everything a new coroutine needs beyond its stack; gives the stack back on failure. */
+static rj_coro *rj_coro_setup(rj_coro *c, size_t stack_size, rj_backend backend, rj_coro_entry entry, void *arg) {
     c->requested_size = stack_size;
     c->entry = entry;
     c->arg = arg;
@@ -333,10 +190,28 @@ rj_coro *rj_coro_create(size_t stack_size, rj_backend backend, rj_coro_entry ent
     return c;
 }
 
+rj_coro *rj_coro_create(size_t stack_size, rj_backend backend, rj_coro_entry entry, void *arg) {
+    if (stack_size == 0) stack_size = rj_default_stack_size();
+    else if (rj_check_stack_size(stack_size > (size_t)LLONG_MAX ? LLONG_MAX : (long long)stack_size, "stackSize") != 0)
+        return NULL;
+    rj_coro *c = rj_stack_acquire(stack_size);
+    if (!c) return NULL;
+    return rj_coro_setup(c, stack_size, backend, entry, arg);
+}
+
+rj_coro *rj_coro_create_shared(rj_coro_entry entry, void *arg) {
+    rj_coro *c = rj_shared_create(entry, arg);
+    if (!c) return NULL;
+    c->id = rj_new_id();
+    rj_tools_created(c);
+    return c;
+}
+
 void rj_coro_destroy(rj_coro *c) {
     if (c == rj_current) rj_fatal("RJIterator: internal error: a coroutine was destroyed while it runs");
     rj_tools_destroyed(c);
-    rj_stack_release(c);
+    if (c->shared) rj_shared_destroy(c);
+    else rj_stack_release(c);
 }
 
 /* ---- Switching ----------------------------------------------------------- */
@@ -365,6 +240,10 @@ int rj_coro_did_return(rj_coro *c) { return rj_after_resume(c); }
 
 int rj_coro_resume(rj_coro *c) {
     rj_before_resume(c);
+    if (c->shared) {
+        rj_shared_switch_in(c);
+        return rj_after_resume(c);
+    }
 #if RJ_HAVE_INLINE_SWITCH
     if (c->switches_inline) {
         rj_switch_inline(&c->caller_sp, c->sp);
@@ -378,7 +257,7 @@ int rj_coro_resume(rj_coro *c) {
         } else
 #endif
         {
-            rj_swapcontext(&c->caller_uc, &c->uc);
+            rj_swapcontext(&rj_uc(c)->caller_uc, &rj_uc(c)->uc);
         }
         rj_tools_back_from(c);
     }
@@ -386,6 +265,10 @@ int rj_coro_resume(rj_coro *c) {
 }
 
 void rj_coro_suspend(rj_coro *c) {
+    if (c->shared) {
+        rj_shared_switch_out(c);
+        return;
+    }
 #if RJ_HAVE_INLINE_SWITCH
     if (c->switches_inline) {
         rj_switch_inline(&c->sp, c->caller_sp);
@@ -399,7 +282,7 @@ void rj_coro_suspend(rj_coro *c) {
     } else
 #endif
     {
-        rj_swapcontext(&c->uc, &c->caller_uc);
+        rj_swapcontext(&rj_uc(c)->uc, &rj_uc(c)->caller_uc);
     }
     rj_tools_arrived(c);
 }

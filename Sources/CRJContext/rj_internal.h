@@ -96,6 +96,7 @@ struct rj_coro {
     unsigned char finished;
     unsigned char switches_inline;
     unsigned char resident;    /* memory kept while pooled */
+    unsigned char uncounted;   /* a stack of the layer itself (run stacks, copiers): not in the statistics */
     /* Swift runtime state saved per coroutine: the exclusivity access set
      * (two words, the layout swift_task_enter/exitThreadLocalContext use). */
     uintptr_t exclusivity[2];
@@ -118,6 +119,14 @@ struct rj_coro {
     rj_coro *pool_prev;
     struct rj_slab *slab;      /* the slab this stack was carved from, or NULL (rj_stack.c) */
     unsigned slot;             /* its index there */
+    /* Shared-stack mode (rj_shared.c); all zero for a coroutine with a stack of its own. */
+    unsigned char shared;      /* 1: runs on a run stack, its frames copied out while away */
+    unsigned char fresh;       /* shared, never run: its first frame is written at copy-in */
+    struct rj_run_stack *run;  /* its run stack, given at the first resume */
+    char *saved;               /* its frames while another coroutine occupies the run stack */
+    size_t saved_len, saved_cap;
+    char *saved_sp;            /* where they go back to (their lowest address on the run stack) */
+    rj_coro *callee;           /* the coroutine this one is resuming now, or NULL */
 #if RJ_VALGRIND
     unsigned valgrind_id;
 #endif
@@ -131,10 +140,19 @@ struct rj_coro {
     void *tsan_fiber;          /* this coroutine's fiber */
     void *tsan_resumer;        /* the fiber that resumed it */
 #endif
-    /* ucontext backend. Kept last: only this backend touches them. */
+};
+
+/* The ucontext backend's two contexts (936 bytes each on x86_64 glibc): right
+ * after the header at the top of a stack, not in the header, so that a
+ * shared-stack coroutine (fast backend only, a malloc'ed header) goes without. */
+typedef struct {
     ucontext_t uc;
     ucontext_t caller_uc;
-};
+} rj_ucontexts;
+#define RJ_UC_OFFSET ((sizeof(struct rj_coro) + 15) & ~(size_t)15)
+/* What the top of a stack holds: the header, then the ucontexts. */
+#define RJ_HEADER_BYTES (RJ_UC_OFFSET + sizeof(rj_ucontexts))
+static inline rj_ucontexts *rj_uc(rj_coro *c) { return (rj_ucontexts *)(void *)((char *)c + RJ_UC_OFFSET); }
 
 #include <stddef.h>
 _Static_assert(offsetof(struct rj_coro, sp) == offsetof(rj_coro_head, sp), "rj_coro_head layout");
@@ -145,8 +163,16 @@ _Static_assert(offsetof(struct rj_coro, backend) == offsetof(rj_coro_head, backe
 _Static_assert(offsetof(struct rj_coro, finished) == offsetof(rj_coro_head, finished), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, switches_inline) == offsetof(rj_coro_head, switches_inline), "rj_coro_head layout");
 
+/* rj_shared.c */
+RJ_HIDDEN rj_coro *rj_shared_create(rj_coro_entry entry, void *arg);
+RJ_HIDDEN void rj_shared_destroy(rj_coro *c);
+RJ_HIDDEN void rj_shared_switch_in(rj_coro *c);
+RJ_HIDDEN void rj_shared_switch_out(rj_coro *c);
+
 /* rj_stack.c */
 RJ_HIDDEN rj_coro *rj_stack_acquire(size_t stack_size);
+/* A stack of its own mapping for the layer's own use, outside the pool and the statistics. */
+RJ_HIDDEN rj_coro *rj_stack_map_run(size_t stack_size);
 RJ_HIDDEN void rj_stack_release(rj_coro *c);
 RJ_HIDDEN size_t rj_page_size(void);
 
@@ -170,9 +196,10 @@ extern _Thread_local rj_coro *rj_current;
 RJ_HIDDEN void rj_trampoline(void);
 RJ_HIDDEN void rj_trampoline_inline(void);
 /* Writes the first frame of a new fast-backend coroutine: the inline switch's
- * (switches_inline) or rj_switch's (rj_context.c). */
+ * (switches_inline) or rj_switch's (rj_frame.c). */
 RJ_HIDDEN void rj_prepare_fast(rj_coro *c);
 #endif
 RJ_HIDDEN __attribute__((noreturn)) void rj_coro_main(rj_coro *c);
+
 
 #endif

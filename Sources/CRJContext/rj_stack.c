@@ -289,7 +289,7 @@ static int rj_install_guard(char *base, size_t guard) {
  * stack and its header rounded up to whole pages. */
 static size_t rj_map_size_for(size_t stack_size) {
     size_t page = rj_page_size();
-    return rj_guard_size() + ((stack_size + sizeof(rj_coro) + page - 1) & ~(page - 1));
+    return rj_guard_size() + ((stack_size + RJ_HEADER_BYTES + page - 1) & ~(page - 1));
 }
 
 static size_t rj_default_map_size(void) {
@@ -304,7 +304,7 @@ static size_t rj_default_map_size(void) {
 /* A stack's header, written at the top of its slot or mapping. */
 static rj_coro *rj_init_header(char *base, size_t map_size, size_t guard) {
     char *top = base + map_size;
-    rj_coro *c = (rj_coro *)(((uintptr_t)top - sizeof(rj_coro)) & ~(uintptr_t)63);
+    rj_coro *c = (rj_coro *)(((uintptr_t)top - RJ_HEADER_BYTES) & ~(uintptr_t)63);
     memset(c, 0, sizeof *c);
     c->map_base = base;
     c->map_size = map_size;
@@ -581,6 +581,15 @@ static void rj_unmap_stack(rj_coro *c) {
     else munmap(c->map_base, c->map_size);
 }
 
+rj_coro *rj_stack_map_run(size_t stack_size) {
+    rj_coro *c = rj_map_own_stack(stack_size);
+    if (c) {
+        __atomic_fetch_sub(&rj_mapped_count, 1, __ATOMIC_RELAXED);
+        c->uncounted = 1;
+    }
+    return c;
+}
+
 rj_coro *rj_stack_acquire(size_t stack_size) {
     rj_coro *c = NULL;
     /* Only default-size stacks are pooled, all of the current size (a change of the size
@@ -611,6 +620,10 @@ static void rj_trim(rj_coro *c) {
 }
 
 void rj_stack_release(rj_coro *c) {
+    if (c->uncounted) {
+        munmap(c->map_base, c->map_size);
+        return;
+    }
     size_t limit = rj_stack_pool_limit();
     if (c->map_size != rj_default_map_size() || limit == 0) {
         rj_unmap_stack(c);

@@ -77,6 +77,25 @@ rj_backend rj_coro_backend(const rj_coro *_Nonnull c);
 /* The lowest usable byte of c's stack; the guard lies just below it. */
 void *_Nonnull rj_coro_stack_bottom(const rj_coro *_Nonnull c);
 
+/* Creates a shared-stack coroutine (rj_shared.c): it runs on one of a few run
+ * stacks, given at its first resume, and while another coroutine's frames are
+ * there its own wait in a heap block the size of what they use. Needs the fast
+ * backend; NULL with rj_last_error() elsewhere. */
+rj_coro *_Nullable rj_coro_create_shared(rj_coro_entry _Nonnull entry, void *_Nullable arg);
+/* 1 if c is a shared-stack coroutine. */
+int rj_coro_is_shared(const rj_coro *_Nonnull c);
+/* Where the byte at p of c's frames is now: p itself, unless c is a shared
+ * coroutine whose frames are copied out, then the same byte in their block.
+ * For writing into the frames of a coroutine that does not run (c NULL: p).
+ * The caller's thread must be running a chain that c belongs to. */
+void *_Nonnull rj_coro_locate(const rj_coro *_Nullable c, void *_Nonnull p);
+/* Bytes c's block for its frames holds (0 for a coroutine with its own stack). */
+size_t rj_coro_saved_bytes(const rj_coro *_Nonnull c);
+/* How many run stacks shared coroutines share (16 unless changed); settable
+ * only while no shared coroutine exists (-1 and rj_last_error otherwise). */
+size_t rj_shared_run_stack_count(void);
+int rj_set_shared_run_stack_count(size_t count);
+
 /* ---- Hot accessors, inline ---------------------------------------------
  * The first fields of every rj_coro, public so that the accessors a switch
  * needs compile inline into the Swift layer. Read-only outside rj_context.c, but
@@ -326,6 +345,11 @@ void rj_stack_pool_drain(void);
 size_t rj_stats_mapped_stacks(void);
 /* Slabs mapped (each holds 64 stacks of the default size; rj_stack.c). */
 size_t rj_stats_mapped_slabs(void);
+/* Shared-stack coroutines alive, and the bytes their frames' blocks hold. */
+size_t rj_stats_shared_coroutines(void);
+size_t rj_stats_shared_saved_bytes(void);
+/* Switches between two coroutines of one run stack, which go through a copier. */
+size_t rj_stats_shared_copier_trips(void);
 /* Stacks handed out to coroutines and not yet given back. */
 size_t rj_stats_live_stacks(void);
 /* Stacks waiting in the pool. */
