@@ -63,7 +63,9 @@ static rj_backend rj_cfg_backend = RJ_HAVE_FAST ? RJ_BACKEND_FAST : RJ_BACKEND_U
 
 int rj_fast_backend_available(void) { return RJ_HAVE_FAST; }
 int rj_switches_inline_by_default(void) {
-    return RJ_HAVE_INLINE_SWITCH && !RJ_ASAN && !RJ_TSAN && rj_default_backend() == RJ_BACKEND_FAST;
+    /* Shared-stack coroutines switch through rj_shared.c, never inline. */
+    return RJ_HAVE_INLINE_SWITCH && !RJ_ASAN && !RJ_TSAN && rj_default_backend() == RJ_BACKEND_FAST &&
+           rj_default_stack_mode() == RJ_STACK_DEDICATED;
 }
 rj_backend rj_default_backend(void) { return __atomic_load_n(&rj_cfg_backend, __ATOMIC_RELAXED); }
 void rj_set_default_backend(rj_backend backend) {

@@ -81,12 +81,32 @@ static void rj_spin_unlock(int *word) { __atomic_store_n(word, 0, __ATOMIC_RELEA
 /* ---- Configuration and statistics ---------------------------------------- */
 
 static unsigned rj_cfg_run_stacks = 16;
+static int rj_cfg_stack_mode = RJ_STACK_DEDICATED;
+int rj_shared_in_use;
 static struct rj_run_stack rj_runs[RJ_MAX_RUN_STACKS];
 static unsigned rj_runs_made;      /* atomic: how many of rj_runs are ready */
 static int rj_runs_lock;
 static size_t rj_shared_count;     /* atomic: shared coroutines alive */
 static size_t rj_saved_bytes;      /* atomic: bytes their saved blocks hold */
 static size_t rj_copier_trips;     /* atomic: switches that went through a copier */
+
+/* RJ_STACK_MODE=shared in the environment makes shared the default from the start: how CI
+ * runs the whole suite in both modes. Read once, at the first question. */
+static pthread_once_t rj_mode_once = PTHREAD_ONCE_INIT;
+static void rj_read_mode_env(void) {
+    const char *env = getenv("RJ_STACK_MODE");
+    if (env && strcmp(env, "shared") == 0 && RJ_HAVE_FAST) __atomic_store_n(&rj_cfg_stack_mode, RJ_STACK_SHARED, __ATOMIC_RELAXED);
+}
+rj_stack_mode rj_default_stack_mode(void) {
+    pthread_once(&rj_mode_once, rj_read_mode_env);
+    return (rj_stack_mode)__atomic_load_n(&rj_cfg_stack_mode, __ATOMIC_RELAXED);
+}
+void rj_set_default_stack_mode(rj_stack_mode mode) {
+    if (mode != RJ_STACK_DEDICATED && mode != RJ_STACK_SHARED) return;
+    pthread_once(&rj_mode_once, rj_read_mode_env);
+    __atomic_store_n(&rj_cfg_stack_mode, (int)mode, __ATOMIC_RELAXED);
+}
+int rj_shared_stacks_available(void) { return RJ_HAVE_FAST; }
 
 size_t rj_shared_run_stack_count(void) { return __atomic_load_n(&rj_cfg_run_stacks, __ATOMIC_RELAXED); }
 
@@ -338,6 +358,8 @@ static void rj_bring_in(rj_coro *c) {
     rj_restore(c);
 }
 
+void *rj_coro_locate_in_resumer(const rj_coro *c, void *p) { return rj_coro_locate(c->resumer, p); }
+
 void *rj_coro_locate(const rj_coro *c, void *p) {
     if (!c || !c->shared) return p;
     const struct rj_run_stack *r = c->run;
@@ -431,6 +453,7 @@ rj_coro *rj_shared_create(rj_coro_entry entry, void *arg) {
     c->entry = entry;
     c->arg = arg;
     c->requested_size = rj_default_stack_size();
+    __atomic_store_n(&rj_shared_in_use, 1, __ATOMIC_RELAXED);
     rj_spin_lock(&rj_runs_lock);
     __atomic_fetch_add(&rj_shared_count, 1, __ATOMIC_RELAXED);
     rj_spin_unlock(&rj_runs_lock);

@@ -9,7 +9,7 @@ private func runningBackend() -> rj_backend? {
     rj_coro_current().map { rj_coro_backend($0) }
 }
 
-final class ContextBackendTests: XCTestCase {
+final class ContextBackendTests: DedicatedStackTestCase {
     func testBackendIsTheOneThisBuildAskedFor() throws {
         // CI says which backend each run must use (RJ_EXPECT_BACKEND); without it, the default
         // build is expected: the fast switch where it exists. Checked on a running body, not

@@ -154,7 +154,7 @@ final class GeneratorDelegationTests: XCTestCase {
     // first, and gives every stack back.
     func testReleasingADeepChainClosesEveryLevelInnermostFirst() throws {
         try onBothBackends {
-            let liveBefore = RJRuntime.liveStackCount
+            let liveBefore = liveBodies
             let log = Log()
             func level(_ n: Int) -> Generator<Int, Void, Void> {
                 Generator { y in
@@ -165,10 +165,10 @@ final class GeneratorDelegationTests: XCTestCase {
             do {
                 let outer = level(30)
                 XCTAssertEqual(try outer.next().yieldedValue, 0)
-                withExtendedLifetime(outer) { XCTAssertEqual(RJRuntime.liveStackCount, liveBefore + 31) }
+                withExtendedLifetime(outer) { XCTAssertEqual(liveBodies, liveBefore + 31) }
             }
             XCTAssertEqual(log.all, (0...30).map { "closed \($0)" })
-            XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
+            XCTAssertEqual(liveBodies, liveBefore)
         }
     }
 }

@@ -186,7 +186,7 @@ final class GeneratorReturnTests: XCTestCase {
     // (Python: del of a generator runs close(); no ES6 counterpart.)
     func testReleaseDuringAReturnCleanupUnwindsTheBody() throws {
         try onBothBackends {
-            let liveBefore = RJRuntime.liveStackCount
+            let liveBefore = liveBodies
             var log: [String] = []
             do {
                 let g = Generator<Int, Void, String> { y in
@@ -202,7 +202,7 @@ final class GeneratorReturnTests: XCTestCase {
                 XCTAssertEqual(try g.return("v"), .yielded(2))
             }
             XCTAssertEqual(log, ["defer"])
-            XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
+            XCTAssertEqual(liveBodies, liveBefore)
         }
     }
 }

@@ -58,7 +58,7 @@ final class GeneratorTeeTests: XCTestCase {
     // a reference cycle ARC cannot free. Closing the generator unwinds the body and frees it
     // all (docs/generators.md, "Reference cycles through suspended stacks").
     func testHammingThroughItsOwnTeeAndCloseFreesTheCycle() throws {
-        let liveBefore = RJRuntime.liveStackCount
+        let liveBefore = liveBodies
         weak var weakSource: Generator<Int, Void, Void>?
         do {
             func times(_ n: Int, _ reader: TeeReader<Int>) -> Generator<Int, Void, Void> {
@@ -77,7 +77,7 @@ final class GeneratorTeeTests: XCTestCase {
             try source.close()
         }
         XCTAssertNil(weakSource, "closed, the body let go of its readers, and nothing holds the generator")
-        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
+        XCTAssertEqual(liveBodies, liveBefore)
     }
 
     // Without close, the same cycle keeps everything alive: what the docs warn about.

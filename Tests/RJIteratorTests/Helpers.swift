@@ -70,3 +70,24 @@ let sanitizerStackFactor = RJRuntime.sanitizer == nil ? 1 : 8
 func aliveAtOnce(_ count: Int) -> Int {
     RJRuntime.sanitizer == nil ? count : count / 5
 }
+
+/// For the tests of what a dedicated stack is (backends, the pool, stack statistics): they
+/// run with dedicated stacks also when the suite runs with shared ones (`RJ_STACK_MODE=shared`).
+class DedicatedStackTestCase: XCTestCase {
+    private var modeBefore = StackMode.dedicated
+
+    override func setUp() {
+        super.setUp()
+        modeBefore = RJRuntime.defaultStackMode
+        RJRuntime.defaultStackMode = .dedicated
+    }
+
+    override func tearDown() {
+        RJRuntime.defaultStackMode = modeBefore
+        super.tearDown()
+    }
+}
+
+/// Bodies that hold a stack or a shared-stack record: generators started and not yet ended or
+/// released, whatever their stack mode.
+var liveBodies: Int { RJRuntime.liveStackCount + RJRuntime.sharedGeneratorCount }

@@ -138,13 +138,13 @@ final class RJAsyncTests: XCTestCase {
 
     func testDroppedCallbackGivesAnErrorAndTheBodyFinishes() {
         let log = Log()
-        let liveBefore = RJRuntime.liveStackCount
+        let liveBefore = liveBodies
         runAsync {
             let r = rj_await { _ in /* never calls, keeps nothing */ }
             log.add("\(r.error as? RJAsyncError == .callbackDropped)")
         }
         XCTAssertEqual(log.all, ["true"])
-        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore, "the body's stack was given back")
+        XCTAssertEqual(liveBodies, liveBefore, "the body's stack was given back")
     }
 
     func testCallbackDroppedLaterOnAnotherThread() {
@@ -368,7 +368,7 @@ final class RJAsyncTests: XCTestCase {
         func body(_ kind: Int, _ captured: Captured) -> @Sendable () throws -> Void {
             return {
                 withExtendedLifetime(captured) {}
-                seen.add("body \(RJRuntime.liveStackCount)")
+                seen.add("body \(liveBodies)")
                 switch kind {
                 case 0: _ = rj_await { callback in callback(1, nil) }
                 case 1: _ = rj_await(later(1))
@@ -381,7 +381,7 @@ final class RJAsyncTests: XCTestCase {
                 let done = expectation(description: "finally")
                 let weak = Weak()
                 rj_async(on: queue, body(kind, Captured(weak))).finally {
-                    seen.add("finally \(RJRuntime.liveStackCount) \(weak.captured == nil ? "released" : "alive")")
+                    seen.add("finally \(liveBodies) \(weak.captured == nil ? "released" : "alive")")
                     done.fulfill()
                 }
                 wait(for: [done], timeout: 10)
@@ -550,7 +550,7 @@ final class RJAsyncTests: XCTestCase {
         let gate = Promise<Int>.pending()
         let group = DispatchGroup()
         let sum = Log()
-        let liveBefore = RJRuntime.liveStackCount
+        let liveBefore = liveBodies
         for _ in 0..<count {
             group.enter()
             rj_async(on: .global()) {
@@ -560,18 +560,18 @@ final class RJAsyncTests: XCTestCase {
         }
         // Instrumented builds start bodies several times slower: a longer budget there.
         let budget = RJRuntime.sanitizer == nil ? 20_000 : 60_000
-        for _ in 0..<budget where RJRuntime.liveStackCount < liveBefore + count { usleep(1000) }
-        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore + count, "all bodies suspended at once")
+        for _ in 0..<budget where liveBodies < liveBefore + count { usleep(1000) }
+        XCTAssertEqual(liveBodies, liveBefore + count, "all bodies suspended at once")
         gate.fulfill(1)
         XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
         XCTAssertEqual(sum.all, [])
-        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
+        XCTAssertEqual(liveBodies, liveBefore)
     }
 
     func testTaskAndItsBodyAreFreedOnceFinished() {
         final class Weak: @unchecked Sendable { weak var task: RJAsyncTask? }
         let box = Weak()
-        let liveBefore = RJRuntime.liveStackCount
+        let liveBefore = liveBodies
         do {
             let task = runAsync {
                 _ = rj_await(later(1))
@@ -582,7 +582,7 @@ final class RJAsyncTests: XCTestCase {
         queue.sync {}
         for _ in 0..<5_000 where box.task != nil { usleep(1000) }
         XCTAssertNil(box.task, "no cycle keeps a finished task")
-        XCTAssertEqual(RJRuntime.liveStackCount, liveBefore)
+        XCTAssertEqual(liveBodies, liveBefore)
     }
 
     func testAwaitInsideAGeneratorInsideABodyIsOutsideAsync() {

@@ -77,6 +77,13 @@ rj_backend rj_coro_backend(const rj_coro *_Nonnull c);
 /* The lowest usable byte of c's stack; the guard lies just below it. */
 void *_Nonnull rj_coro_stack_bottom(const rj_coro *_Nonnull c);
 
+/* Where a coroutine's frames live: a stack of its own, or a run stack shared
+ * with others (rj_shared.c). */
+typedef enum {
+    RJ_STACK_DEDICATED = 0,
+    RJ_STACK_SHARED = 1,
+} rj_stack_mode;
+
 /* Creates a shared-stack coroutine (rj_shared.c): it runs on one of a few run
  * stacks, given at its first resume, and while another coroutine's frames are
  * there its own wait in a heap block the size of what they use. Needs the fast
@@ -91,6 +98,22 @@ int rj_coro_is_shared(const rj_coro *_Nonnull c);
 void *_Nonnull rj_coro_locate(const rj_coro *_Nullable c, void *_Nonnull p);
 /* Bytes c's block for its frames holds (0 for a coroutine with its own stack). */
 size_t rj_coro_saved_bytes(const rj_coro *_Nonnull c);
+/* 1 once a shared-stack coroutine has been made in this process: until then no
+ * frame is ever away, and rj_coro_in_resumer costs one load. */
+extern int rj_shared_in_use;
+void *_Nonnull rj_coro_locate_in_resumer(const rj_coro *_Nonnull c, void *_Nonnull p);
+/* rj_coro_locate for the frames of c's resumer (the coroutine current when c was
+ * resumed), from c's body: where the resumer's local at p is now. */
+static inline void *_Nonnull rj_coro_in_resumer(const rj_coro *_Nonnull c, void *_Nonnull p) {
+    if (__builtin_expect(!__atomic_load_n(&rj_shared_in_use, __ATOMIC_RELAXED), 1)) return p;
+    return rj_coro_locate_in_resumer(c, p);
+}
+/* The mode of the generators made from now on that do not choose (dedicated
+ * unless changed), and whether this build can make shared ones (the fast
+ * backend is compiled in). */
+rj_stack_mode rj_default_stack_mode(void);
+void rj_set_default_stack_mode(rj_stack_mode mode);
+int rj_shared_stacks_available(void);
 /* How many run stacks shared coroutines share (16 unless changed); settable
  * only while no shared coroutine exists (-1 and rj_last_error otherwise). */
 size_t rj_shared_run_stack_count(void);
@@ -309,7 +332,8 @@ const char *_Nonnull rj_backend_name(rj_backend backend);
 /* 1 if the fast backend is compiled in on this architecture. */
 int rj_fast_backend_available(void);
 /* 1 if coroutines created now switch with the inline switch (the default
- * backend is the fast one, and the build has no sanitizer). */
+ * backend is the fast one, the default stack mode dedicated, and the build has
+ * no sanitizer). */
 int rj_switches_inline_by_default(void);
 
 /* Default usable stack size (256 KiB unless changed). Setting a size that

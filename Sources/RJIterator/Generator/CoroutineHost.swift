@@ -18,13 +18,17 @@ import RJLocks
 //   is caught even when a new generator was allocated at its old generator's address.
 //
 // How values cross a switch
-// - Nothing typed is stored in the objects. A yielded value is written by the body into a
-//   local variable of the resumer's frame (`outbox`), the resume signal by the resumer into a
-//   local of the body's suspended frame (`inbox`), the body's outcome into another local of
-//   the resumer (`completionBox`). Each pointer is valid exactly while the frame it points into
-//   is blocked in the switch. The objects then hold no field of a generic type, so creating
-//   and destroying a generator needs no generic type metadata at run time (a lookup in the
-//   runtime's cache, several times the cost of the rest of a generator's life).
+// - Nothing typed is stored in the objects. Every hand-off goes through locals of the
+//   resumer's frame, which is blocked in its resume while the body runs: the body takes the
+//   resume signal out of one (`inbox`), writes a yielded value into another (`outbox`) and its
+//   outcome into a third (`completionBox`). Each pointer is valid exactly while that resume
+//   lasts. The body reaches them through `rj_coro_in_resumer`: when the resumer is a
+//   shared-stack generator, its frames may be copied out while the body runs, and the bytes
+//   are then in its saved block (one load of a flag when no shared-stack generator exists).
+//   Only the running body touches another frame, and only its resumer's, on the thread both
+//   are on. The objects then hold no field of a generic type, so creating and destroying a
+//   generator needs no generic type metadata at run time (a lookup in the runtime's cache,
+//   several times the cost of the rest of a generator's life).
 // - The outcome of a completed generator is kept type-erased (`ErasedCompletion`) for the calls
 //   that report it again.
 //
@@ -73,7 +77,7 @@ public class _RJCoroutineHost {
     @usableFromInline final let mayBeFresh = RJAtomic<Bool>(true)
     /// The resumer's `Element?` local the body writes a yielded value into.
     @usableFromInline @exclusivity(unchecked) final var outbox: UnsafeMutableRawPointer?
-    /// The body's `ResumeSignal<Input>?` local the resumer writes the next signal into.
+    /// The resumer's `ResumeSignal<Input>?` local the body takes its signal out of.
     @usableFromInline @exclusivity(unchecked) final var inbox: UnsafeMutableRawPointer?
     /// The resumer's `Completion<Return>?` local the body writes its outcome into.
     @usableFromInline @exclusivity(unchecked) final var completionBox: UnsafeMutableRawPointer?
@@ -128,6 +132,7 @@ public class _RJCoroutineHost {
         }
         if releasePolicy == .abandon { return }
         closingOnRelease = true
+        inbox = nil
         outbox = nil
         completionBox = nil
         if rj_coro_resume(coro) == 0 {

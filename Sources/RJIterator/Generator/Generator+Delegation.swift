@@ -22,13 +22,14 @@ import RJLocks
 // generator's `running` state. The delegates' own state words stay `running` meanwhile.
 
 extension _RJCoroutineHost {
-    /// Switches into this delegate, whose signal has been delivered, with `outbox` for the
-    /// value it yields; nothing typed is needed (a body that ends keeps its own outcome,
-    /// `completionBox` being nil). Returns `true` when it suspended, `false` when its body ended
-    /// (then it is `completed`). Called by the thread that owns the chain.
+    /// Switches into this delegate with `inbox`, the caller's local holding its signal, and
+    /// `outbox` for the value it yields; nothing typed is needed (a body that ends keeps its own
+    /// outcome, `completionBox` being nil). Returns `true` when it suspended, `false` when its
+    /// body ended (then it is `completed`). Called by the thread that owns the chain.
     @usableFromInline
-    final func switchAsDelegate(outbox: UnsafeMutableRawPointer) -> Bool {
+    final func switchAsDelegate(outbox: UnsafeMutableRawPointer, inbox: UnsafeMutableRawPointer) -> Bool {
         let coro = self.coro.unsafelyUnwrapped
+        self.inbox = inbox
         self.outbox = outbox
         completionBox = nil
         var fpuBefore: UInt64 = 0
@@ -85,9 +86,13 @@ extension Generator {
         var node = deepestDelegate ?? deepestOfChain()
         var signal = ResumeSignal<Input>.value(input)
         while true {
+            var incoming: ResumeSignal<Input>? = signal
             let suspended = node._withUnsafeGuaranteedRef { delegate in
-                delegate.deliver(signal)
-                return withUnsafeMutablePointer(to: &value) { delegate.switchAsDelegate(outbox: UnsafeMutableRawPointer($0)) }
+                withUnsafeMutablePointer(to: &incoming) { signalSlot in
+                    withUnsafeMutablePointer(to: &value) {
+                        delegate.switchAsDelegate(outbox: UnsafeMutableRawPointer($0), inbox: UnsafeMutableRawPointer(signalSlot))
+                    }
+                }
             }
             if suspended {
                 // It yielded, or started a delegation of its own (then the new deepest one
@@ -105,8 +110,7 @@ extension Generator {
             }
             if parent.toOpaque() == Unmanaged.passUnretained(self).toOpaque() {
                 deepestDelegate = nil
-                deliver(ResumeSignal<Input>.delegateDone)
-                return try switchIntoBody(coro.unsafelyUnwrapped)
+                return try switchIntoBody(coro.unsafelyUnwrapped, signal: .delegateDone)
             }
             node = parent
             signal = .delegateDone

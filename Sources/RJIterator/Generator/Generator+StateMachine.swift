@@ -19,30 +19,23 @@ extension _RJCoroutineHost {
     /// Suspends the running body with `value`; returns how the body was resumed. Called on the
     /// body's own stack, by `Yielder`, `rj_yield` and `rj_await`, with `current`, the running
     /// coroutine, which the caller has checked is this generator's.
+    ///
+    /// Both hand-offs go through the resumer's frame, which is blocked in its resume while the
+    /// body runs: the value into its `outbox`, the next signal out of its `inbox`. Through
+    /// `rj_coro_in_resumer`: a shared-stack resumer's frames may be copied out meanwhile.
     @inlinable @inline(__always)
     final func suspend<Element, Input>(
         _ current: OpaquePointer, yielding value: Element, resumedWith _: Input.Type
     ) -> ResumeSignal<Input> {
         // No outbox while closing on release: a body that yields then is abandoned anyway.
         // The slot holds nil: initialise over it rather than assign, which would destroy nil first.
-        outbox?.assumingMemoryBound(to: Element?.self).initialize(to: value)
-        var incoming: ResumeSignal<Input>? = nil
-        // The closure stays alive while the body is suspended: it must not capture `self`
-        // (an unoptimised build would retain it, and the generator could never be released).
-        let host = Unmanaged.passUnretained(self)
-        withUnsafeMutablePointer(to: &incoming) { slot in
-            host._withUnsafeGuaranteedRef { $0.inbox = UnsafeMutableRawPointer(slot) }
-            rj_coro_suspend_inline(current)
+        if let outbox {
+            rj_coro_in_resumer(current, outbox).assumingMemoryBound(to: Element?.self).initialize(to: value)
         }
+        rj_coro_suspend_inline(current)
         if closingOnRelease { return .close }
-        return incoming.take().unsafelyUnwrapped
-    }
-
-    /// Writes the signal a suspended body's `suspend` reads when it is switched back in. The
-    /// body's slot holds nil (see `suspend`).
-    @inlinable @inline(__always)
-    final func deliver<Input>(_ signal: consuming ResumeSignal<Input>) {
-        inbox.unsafelyUnwrapped.assumingMemoryBound(to: ResumeSignal<Input>?.self).initialize(to: signal)
+        return rj_coro_in_resumer(current, inbox.unsafelyUnwrapped)
+            .assumingMemoryBound(to: ResumeSignal<Input>?.self).pointee.take().unsafelyUnwrapped
     }
 }
 
@@ -71,7 +64,8 @@ extension Generator {
             outcome = .threw(error)
         }
         if let completionBox {
-            completionBox.assumingMemoryBound(to: Completion<Return>?.self).initialize(to: outcome)
+            rj_coro_in_resumer(coro.unsafelyUnwrapped, completionBox)
+                .assumingMemoryBound(to: Completion<Return>?.self).initialize(to: outcome)
         } else {
             // Closing on release, or driven as a delegate: nobody typed is waiting for it.
             keepCompletion(ErasedCompletion(outcome))
@@ -118,8 +112,7 @@ extension Generator {
     @inlinable @inline(__always)
     func resumeSuspended(with input: Input) throws -> GeneratorStep<Element, Return> {
         if delegate != nil { return try resumeDelegate(with: input) }
-        deliver(ResumeSignal<Input>.value(input))
-        return try switchIntoBody(coro.unsafelyUnwrapped)
+        return try switchIntoBody(coro.unsafelyUnwrapped, signal: .value(input))
     }
 
     /// Every public operation: take the state word, then the step for the state found.
@@ -156,15 +149,17 @@ extension Generator {
     /// `running`, taken from `created`.
     @inlinable
     func startBody(keepingRunning: Bool = false) throws -> GeneratorStep<Element, Return> {
-        guard let coro = rj_coro_create(stackSize, backend, coroutineEntry, Unmanaged.passUnretained(self).toOpaque())
-        else {
+        let made = stackMode == RJ_STACK_SHARED
+            ? rj_coro_create_shared(coroutineEntry, Unmanaged.passUnretained(self).toOpaque())
+            : rj_coro_create(stackSize, backend, coroutineEntry, Unmanaged.passUnretained(self).toOpaque())
+        guard let coro = made else {
             let message = String(cString: rj_last_error())
             stateWord.store(.created, ordering: .releasing)
             throw GeneratorError.stackAllocationFailed(message)
         }
         rj_coro_set_owner(coro, Unmanaged.passUnretained(self).toOpaque())
         self.coro = coro
-        return try switchIntoBody(coro, keepingRunning: keepingRunning)
+        return try switchIntoBody(coro, signal: nil, keepingRunning: keepingRunning)
     }
 
     /// An operation on a suspended generator: its `yield` returns the input, throws the error,
@@ -194,15 +189,18 @@ extension Generator {
             if !keepingRunning { return try resumeSuspended(with: input) }
             signal = .value(input)
         }
-        deliver(signal)
-        return try switchIntoBody(coro.unsafelyUnwrapped, keepingRunning: keepingRunning)
+        return try switchIntoBody(coro.unsafelyUnwrapped, signal: signal, keepingRunning: keepingRunning)
     }
 
-    /// Switches into the body and turns what it left into a step. Called holding `running`;
-    /// gives it back (`suspended`) when the body yields, unless `keepingRunning` (a delegate
-    /// stays `running` for the generator that owns it), and `completed` when it ends.
+    /// Switches into the body with `signal` (what its pending `yield` gets; nil for its first
+    /// run) and turns what it left into a step. Called holding `running`; gives it back
+    /// (`suspended`) when the body yields, unless `keepingRunning` (a delegate stays `running`
+    /// for the generator that owns it), and `completed` when it ends.
     @inlinable @inline(__always)
-    func switchIntoBody(_ coro: OpaquePointer, keepingRunning: Bool = false) throws -> GeneratorStep<Element, Return> {
+    func switchIntoBody(
+        _ coro: OpaquePointer, signal: consuming ResumeSignal<Input>?, keepingRunning: Bool = false
+    ) throws -> GeneratorStep<Element, Return> {
+        var incoming = signal
         var value: Element? = nil
         var result: Completion<Return>? = nil
         // The floating-point control state belongs to the thread (the inline switch does not
@@ -210,11 +208,14 @@ extension Generator {
         // back as it found it. (`assert` runs its closure in debug builds only.)
         var fpuBefore: UInt64 = 0
         assert({ fpuBefore = rj_fpu_control_state(); return true }())
-        let finished = withUnsafeMutablePointer(to: &value) { valueSlot in
-            withUnsafeMutablePointer(to: &result) { resultSlot in
-                outbox = UnsafeMutableRawPointer(valueSlot)
-                completionBox = UnsafeMutableRawPointer(resultSlot)
-                return rj_coro_resume_inline(coro)
+        let finished = withUnsafeMutablePointer(to: &incoming) { signalSlot in
+            withUnsafeMutablePointer(to: &value) { valueSlot in
+                withUnsafeMutablePointer(to: &result) { resultSlot in
+                    inbox = UnsafeMutableRawPointer(signalSlot)
+                    outbox = UnsafeMutableRawPointer(valueSlot)
+                    completionBox = UnsafeMutableRawPointer(resultSlot)
+                    return rj_coro_resume_inline(coro)
+                }
             }
         }
         assert({

@@ -41,15 +41,19 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// that captured something holding the generator would otherwise keep it alive forever).
     @usableFromInline @exclusivity(unchecked) var body: (Yielder<Element, Input>) throws -> Return
     @usableFromInline let stackSize: Int
-    /// The backend is fixed when the generator is made, not when it first runs.
+    /// The backend and the stack mode are fixed when the generator is made, not when it
+    /// first runs.
     @usableFromInline let backend: rj_backend
+    @usableFromInline let stackMode: rj_stack_mode
 
-    /// Makes a generator with a checked `stackSize` (0: the default).
+    /// Makes a generator with a checked `stackSize` (0: the default) and a stack mode (nil:
+    /// the default, but dedicated when a size is given).
     @inlinable
-    init(checkedStackSize stackSize: Int, body: @escaping (Yielder<Element, Input>) throws -> Return) {
+    init(checkedStackSize stackSize: Int, stackMode: StackMode? = nil, body: @escaping (Yielder<Element, Input>) throws -> Return) {
         // Read first: an opaque call between storing `body` and the end of the initialiser makes
         // the optimiser keep a retain and a release of the closure's context around it.
         self.backend = rj_default_backend()
+        self.stackMode = stackMode?.cValue ?? (stackSize != 0 ? RJ_STACK_DEDICATED : rj_default_stack_mode())
         self.stackSize = stackSize
         self.body = body
         // No strong reference to the generator may live on its own stack, or a suspended
@@ -65,13 +69,20 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// - Parameters:
     ///   - stackSize: usable bytes of the body's stack; `nil` takes
     ///     ``RJRuntime/defaultStackSize`` (256 KiB). At least ``RJRuntime/minimumStackSize``.
-    ///     The stack is allocated when the body first runs and committed page by page.
+    ///     The stack is allocated when the body first runs and committed page by page. A size
+    ///     means a dedicated stack.
+    ///   - stackMode: a stack of its own, or a shared run stack with the frames copied out
+    ///     while suspended (``StackMode``); `nil` takes ``RJRuntime/defaultStackMode``.
     ///   - body: the generator's code. Call `yield` on the ``Yielder`` it receives, from the
     ///     body or from any function it calls.
     @inlinable
-    public convenience init(stackSize: Int? = nil, _ body: @escaping (Yielder<Element, Input>) throws -> Return) {
-        if let stackSize { RJRuntime.checkStackSize(stackSize, "stackSize") }
-        self.init(checkedStackSize: stackSize ?? 0, body: body)
+    public convenience init(stackSize: Int? = nil, stackMode: StackMode? = nil,
+                            _ body: @escaping (Yielder<Element, Input>) throws -> Return) {
+        if let stackSize {
+            RJRuntime.checkStackSize(stackSize, "stackSize")
+            if stackMode == .shared { sharedStackWithSize() }
+        }
+        self.init(checkedStackSize: stackSize ?? 0, stackMode: stackMode, body: body)
     }
 
     deinit {
@@ -153,4 +164,12 @@ extension Generator where Input == Void {
     public func next() throws -> GeneratorStep<Element, Return> {
         try nextStep(())
     }
+}
+
+/// Stops the program: `stackSize` and `stackMode: .shared` together.
+@usableFromInline @inline(never)
+func sharedStackWithSize() -> Never {
+    fatalError(
+        "RJIterator: stackSize does not apply to a shared-stack generator, which runs on a run stack of "
+            + "RJRuntime.defaultStackSize; pass stackMode: .dedicated (or no stackMode) for a stack of its own size")
 }

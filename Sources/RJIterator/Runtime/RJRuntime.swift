@@ -54,6 +54,48 @@ public enum RJRuntime {
         if rj_check_stack_size(Int64(size), setting) != 0 { fatalError(String(cString: rj_last_error())) }
     }
 
+    /// The stack mode of the generators made from now on that do not choose one (generators,
+    /// `RJIterator`s, `rj_async` bodies, async generators): ``StackMode/dedicated`` unless
+    /// changed. A generator keeps the mode it was made with. A generator given a `stackSize`
+    /// gets a dedicated stack of that size whatever this says.
+    ///
+    /// ```swift
+    /// RJRuntime.defaultStackMode = .shared   // many suspended generators, a few hundred bytes each
+    /// ```
+    public static var defaultStackMode: StackMode {
+        get { StackMode(rj_default_stack_mode()) }
+        set { rj_set_default_stack_mode(newValue.cValue) }
+    }
+
+    /// Whether this build can make shared-stack generators: it needs the fast context backend
+    /// (x86_64 or arm64, not built with `RJ_CONTEXT_UCONTEXT`). Elsewhere the first `next` of a
+    /// shared-stack generator throws ``GeneratorError/stackAllocationFailed(_:)``.
+    public static var sharedStacksAvailable: Bool { rj_shared_stacks_available() != 0 }
+
+    /// How many run stacks shared-stack generators share (16 unless changed, at most 256),
+    /// each of ``defaultStackSize``. More make it rarer that a generator resumed inside
+    /// another shares its run stack (its frames are then moved for each switch between the
+    /// two) and that two threads wait for the same one. Can be changed only while no
+    /// shared-stack generator exists; otherwise the program stops with a message.
+    ///
+    /// ```swift
+    /// RJRuntime.sharedRunStackCount = 64   // at the start of the program
+    /// ```
+    public static var sharedRunStackCount: Int {
+        get { Int(rj_shared_run_stack_count()) }
+        set {
+            guard newValue >= 1, rj_set_shared_run_stack_count(size_t(newValue)) == 0 else {
+                if newValue < 1 { _ = rj_set_shared_run_stack_count(0) }
+                fatalError(String(cString: rj_last_error()))
+            }
+        }
+    }
+
+    /// Shared-stack generators alive (made and not yet released), and the bytes their saved
+    /// frames hold.
+    public static var sharedGeneratorCount: Int { Int(rj_stats_shared_coroutines()) }
+    public static var sharedSavedBytes: Int { Int(rj_stats_shared_saved_bytes()) }
+
     /// The smallest `stackSize` a generator accepts (16 KiB).
     public static var minimumStackSize: Int { Int(rj_min_stack_size()) }
 
