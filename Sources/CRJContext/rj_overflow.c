@@ -115,9 +115,13 @@ RJ_SIGNAL_SAFE static void rj_fault_handler(int sig, siginfo_t *info, void *uctx
     if (!sent && c && addr >= c->map_base && addr < c->stack_lo) {
         static const char head[] = "RJIterator: generator stack overflow (stack size ";
         static const char tail[] = " KiB); create the generator with a larger stackSize\n";
+        static const char shared_tail[] = " KiB, a shared run stack); create the generator with "
+                                          "stackMode: .dedicated and a larger stackSize, or raise "
+                                          "RJRuntime.defaultStackSize before the first shared-stack generator runs\n";
         rj_raw_write(head, sizeof head - 1);
         rj_raw_write_unsigned(c->requested_size / 1024);
-        rj_raw_write(tail, sizeof tail - 1);
+        if (c->shared) rj_raw_write(shared_tail, sizeof shared_tail - 1);
+        else rj_raw_write(tail, sizeof tail - 1);
         /* SIGABRT with its default action: a crash handler that walked this
          * stack would fault again in the guard. */
         rj_die_by(SIGABRT);

@@ -51,6 +51,23 @@ final class ProbeTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("probe finished"))
     }
 
+    func testSharedStackOverflowPrintsMessageAndAborts() throws {
+        try XCTSkipUnless(RJRuntime.sharedStacksAvailable, "this build has no fast backend")
+        let r = try probe("overflow-shared")
+        XCTAssertTrue(r.stderr.contains("RJIterator: generator stack overflow (stack size \(RJRuntime.defaultStackSize / 1024) KiB, "
+                                        + "a shared run stack); create the generator with stackMode: .dedicated and a larger "
+                                        + "stackSize"), r.stderr)
+        XCTAssertTrue(r.signaled)
+        XCTAssertEqual(r.status, SIGABRT)
+        XCTAssertFalse(r.stdout.contains("probe finished"))
+    }
+
+    func testAStackSizeForASharedStackGeneratorIsRefused() throws {
+        try assertEachStops([("stack-size-with-shared",
+                              "RJIterator: stackSize does not apply to a shared-stack generator, which runs on a run stack of "
+                                  + "RJRuntime.defaultStackSize; pass stackMode: .dedicated")])
+    }
+
     // One stack-size rule, one message, for a generator's own size and for the default.
     func testStackSizesOutsideTheRuleStopTheProgramWithTheSameMessage() throws {
         for (mode, message) in [

@@ -49,6 +49,11 @@ case "overflow-thread":
     let thread = Thread { overflowInGenerator() }
     thread.start()
     Thread.sleep(forTimeInterval: 30)
+case "overflow-shared":
+    let gen = Generator<Int, Void, Int>(stackMode: .shared) { _ in recurse(0) }
+    say("\(String(describing: try? gen.next()))")
+case "stack-size-with-shared":
+    _ = Generator<Int, Void, Void>(stackSize: 64 * 1024, stackMode: .shared) { _ in }
 case "overflow-ucontext":
     RJRuntime.useUContextBackend(true)
     overflowInGenerator()

@@ -76,6 +76,8 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// - Parameters:
     ///   - queue: where the body runs after each `rj_await`; by default (nil) it goes on on the
     ///     thread that completed the await, as a continuation resumed there does (no hop).
+    ///   - stackMode: a stack of its own or a shared run stack (``StackMode``); `nil` takes
+    ///     ``RJRuntime/defaultStackMode``.
     ///   - body: the generator's code; `yield` on the ``AsyncYielder`` it receives, from the
     ///     body or from any function it calls, and `rj_await` anything in between.
     ///
@@ -88,15 +90,17 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// }
     /// ```
     @inlinable
-    public convenience init(on queue: DispatchQueue? = nil, _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
-        self.init(bufferCapacity: 0, queue: queue, body)
+    public convenience init(on queue: DispatchQueue? = nil, stackMode: StackMode? = nil,
+                            _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
+        self.init(bufferCapacity: 0, queue: queue, stackMode: stackMode, body)
     }
 
     @inlinable
-    init(bufferCapacity: Int, queue: DispatchQueue?, _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
+    init(bufferCapacity: Int, queue: DispatchQueue?, stackMode: StackMode?,
+         _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
         self.bufferCapacity = bufferCapacity
         resumeQueue = queue
-        core = Core(checkedStackSize: 0) { y in
+        core = Core(checkedStackSize: 0, stackMode: stackMode) { y in
             try body(AsyncYielder(host: y.host, id: y.id))
         }
         // The host's queue serves the timers of `rj_await(_:timeout:)` and the requests started
@@ -699,9 +703,9 @@ extension AsyncGenerator where Input == Void {
     /// }
     /// ```
     @inlinable
-    public convenience init(bufferingUpTo capacity: Int, on queue: DispatchQueue? = nil,
+    public convenience init(bufferingUpTo capacity: Int, on queue: DispatchQueue? = nil, stackMode: StackMode? = nil,
                             _ body: @escaping @Sendable (AsyncYielder<Element, Void>) throws -> Return) {
         if capacity < 0 { fatalError("RJIterator: bufferingUpTo needs a capacity of 0 or more, got \(capacity)") }
-        self.init(bufferCapacity: capacity, queue: queue, body)
+        self.init(bufferCapacity: capacity, queue: queue, stackMode: stackMode, body)
     }
 }
