@@ -199,3 +199,11 @@ double rj_bench_floor(rj_floor_variant variant, uint64_t iterations) {
     return -1;
 #endif
 }
+
+void rj_bench_on_stack(size_t bytes, void (*fn)(void *), void *ctx) {
+    volatile char *frame = __builtin_alloca(bytes ? bytes : 1);
+    frame[0] = 1;
+    if (bytes) frame[bytes - 1] = 1;
+    fn(ctx);
+    frame[0] = 2; /* the frame stays live across the call: no tail call */
+}

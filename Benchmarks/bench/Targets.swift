@@ -4,7 +4,8 @@
 @MainActor
 func holdTargets(_ bench: Bench, switches s: SwitchRows?, lifecycle l: LifecycleRows?, async a: AsyncRows?,
                  promises p: PromiseRows?, nodes n: NodeRows?, peers: PeerRows?, chains c: ChainRows?,
-                 asyncGenerators g: AsyncGeneratorRows?, memory: MemoryRows.Rows?, asyncMemory: Row?, workloads: [Workloads.Rows]) {
+                 asyncGenerators g: AsyncGeneratorRows?, sharedStacks: SharedStackRows?, memory: MemoryRows.Rows?, asyncMemory: Row?,
+                 workloads: [Workloads.Rows]) {
     // Every classic generator program at most half Python's time and no slower than Node's.
     for w in workloads {
         bench.ratio("\(w.workload.label) / Python", w.swift, over: w.python, target: 0.5)
@@ -54,17 +55,41 @@ func holdTargets(_ bench: Bench, switches s: SwitchRows?, lifecycle l: Lifecycle
     for (label, row, base, target, text) in targets {
         bench.ratio(label, row, over: base, target: target, text)
     }
+    if let shared = sharedStacks {
+        for size in shared.sizes {
+            // The issue's target is the 256-byte case; the others show the cost against the size.
+            bench.ratio("resume, two shared taking turns / dedicated, \(size.bytes) B below the body", size.sharedTurns,
+                        over: size.dedicated, target: size.bytes == 256 ? 3.0 : nil)
+            bench.ratio("resume, shared alone / dedicated, \(size.bytes) B below the body", size.sharedAlone,
+                        over: size.dedicated, target: nil)
+        }
+    }
     if let memory {
-        bench.bound(memory.perGenerator, "resident memory per suspended generator", below: 10)
+        bench.bound(memory.dedicated.perGenerator, "resident memory per suspended generator", below: 10)
         // Dedicated stacks at scale (issue 23): carved from slabs, no mapping per stack.
-        bench.bound(memory.create, "create + first next with many alive", below: 2000)
-        bench.bound(memory.release, "release of a suspended generator with many alive", below: 1000)
-        bench.ratio("create with many alive / first write to a fresh page", memory.create, over: memory.freshPage, target: nil,
-                    "(information: a new stack's top page is a fresh page)")
-        bench.ratio("release with many alive / giving a page back", memory.release, over: memory.pageBack, target: nil,
+        bench.bound(memory.dedicated.create, "create + first next with many alive", below: 2000)
+        bench.bound(memory.dedicated.release, "release of a suspended generator with many alive", below: 1000)
+        bench.ratio("create with many alive / first write to a fresh page", memory.dedicated.create, over: memory.freshPage,
+                    target: nil, "(information: a new stack's top page is a fresh page)")
+        bench.ratio("release with many alive / giving a page back", memory.dedicated.release, over: memory.pageBack, target: nil,
                     "(information: a released stack's pages go back to the system)")
+        if let shared = memory.shared {
+            bench.bound(shared.perGenerator, "resident memory per suspended generator, shared stacks", below: 1024)
+            bench.bound(shared.create, "create + first next with many alive, shared stacks", below: 500)
+            bench.bound(shared.release, "release of a suspended generator with many alive, shared stacks", below: 500)
+            if let v8 = memory.v8 {
+                bench.ratio("memory per suspended generator, shared stacks / V8's", shared.perGenerator, over: v8, target: nil)
+            }
+            if let python = memory.python {
+                bench.ratio("memory per suspended generator, shared stacks / Python's", shared.perGenerator, over: python, target: nil)
+            }
+        }
+        if let task = memory.swiftTask, let body = memory.rjAsyncShared {
+            bench.ratio("memory per suspended rj_async body, shared stacks / per Swift Task", body, over: task, target: 1.0)
+        }
         if let asyncMemory {
-            bench.ratio("memory per suspended AsyncGenerator / per Generator", asyncMemory, over: memory.perGenerator, target: 1.2)
+            bench.ratio("memory per suspended AsyncGenerator / per Generator", asyncMemory, over: memory.dedicated.perGenerator,
+                        target: 1.2)
         }
     }
 }

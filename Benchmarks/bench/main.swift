@@ -55,7 +55,7 @@ if options.workloadsOnly {
     let workloads = Workloads.measure(bench)
     bench.checkSomethingRan()
     holdTargets(bench, switches: nil, lifecycle: nil, async: nil, promises: nil, nodes: nil, peers: nil, chains: nil,
-                asyncGenerators: nil, memory: nil, asyncMemory: nil, workloads: workloads)
+                asyncGenerators: nil, sharedStacks: nil, memory: nil, asyncMemory: nil, workloads: workloads)
     finish()
 }
 
@@ -69,6 +69,8 @@ bench.measure([switches.rawFast, switches.rawInline, switches.rawInlineFPU, swit
 switches.finish()
 bench.measure([lifecycle.createSuspendedRelease, lifecycle.createNoPool, lifecycle.waves])
 bench.measure(chains.all)
+let sharedStacks = SharedStackRows()
+sharedStacks.measure(bench)
 let memoryScale = options.scale ?? (options.quick ? 20_000 : 100_000)
 let memory = MemoryRows.measure(bench, count: memoryScale)
 let asyncMemory = AsyncGeneratorRows.measureMemory(bench, count: memoryScale)
@@ -82,6 +84,7 @@ let workloads = Workloads.measure(bench)
 bench.checkSomethingRan()
 
 holdTargets(bench, switches: switches, lifecycle: lifecycle, async: asyncRows, promises: promises, nodes: nodes,
-            peers: peers, chains: chains, asyncGenerators: asyncGenerators, memory: memory, asyncMemory: asyncMemory,
+            peers: peers, chains: chains, asyncGenerators: asyncGenerators, sharedStacks: sharedStacks, memory: memory,
+            asyncMemory: asyncMemory,
             workloads: workloads)
 finish()

@@ -115,18 +115,23 @@ struct rj_coro {
     char *stack_lo;            /* lowest usable byte, just above the guard */
     char *stack_hi;            /* one past the highest usable byte (this header) */
     size_t requested_size;     /* the stack size asked for, as messages report it */
-    rj_coro *pool_next;        /* the pool's lists (rj_stack.c) */
-    rj_coro *pool_prev;
-    struct rj_slab *slab;      /* the slab this stack was carved from, or NULL (rj_stack.c) */
-    unsigned slot;             /* its index there */
-    /* Shared-stack mode (rj_shared.c); all zero for a coroutine with a stack of its own. */
-    unsigned char shared;      /* 1: runs on a run stack, its frames copied out while away */
+    unsigned char shared;      /* 1: a shared-stack coroutine (rj_shared.c) */
     unsigned char fresh;       /* shared, never run: its first frame is written at copy-in */
-    struct rj_run_stack *run;  /* its run stack, given at the first resume */
-    char *saved;               /* its frames while another coroutine occupies the run stack */
-    size_t saved_len, saved_cap;
-    char *saved_sp;            /* where they go back to (their lowest address on the run stack) */
-    rj_coro *callee;           /* the coroutine this one is resuming now, or NULL */
+    rj_coro *callee;           /* the coroutine this one is resuming now, or NULL (rj_shared.c) */
+    union {
+        struct {               /* a stack of its own (rj_stack.c) */
+            rj_coro *pool_next; /* the pool's lists */
+            rj_coro *pool_prev;
+            struct rj_slab *slab; /* the slab this stack was carved from, or NULL */
+            unsigned slot;      /* its index there */
+        };
+        struct {               /* a shared-stack coroutine (rj_shared.c) */
+            struct rj_run_stack *run; /* its run stack, given at the first resume */
+            char *saved;        /* its frames while another coroutine occupies the run stack */
+            size_t saved_len, saved_cap;
+            char *saved_sp;     /* where they go back to (their lowest address on the run stack) */
+        };
+    };
 #if RJ_VALGRIND
     unsigned valgrind_id;
 #endif

@@ -318,7 +318,9 @@ static void rj_save(rj_coro *o, char *sp) {
     struct rj_run_stack *r = o->run;
     size_t len = (size_t)(r->hi - sp);
     if (len > o->saved_cap) {
-        size_t cap = (len + 255) & ~(size_t)255;
+        /* Exactly what the frames use (rounded to 16): a suspended coroutine's memory is this
+         * block; one that later suspends deeper grows it once. */
+        size_t cap = (len + 15) & ~(size_t)15;
         char *block = realloc(o->saved, cap);
         if (!block) rj_fatal("RJIterator: out of memory while saving a shared-stack generator's frames");
         __atomic_fetch_add(&rj_saved_bytes, cap - o->saved_cap, __ATOMIC_RELAXED);
@@ -499,7 +501,7 @@ void rj_shared_switch_in(rj_coro *c) {
     struct rj_run_stack *r = c->run;
     rj_run_take(r, me);
     if (a) a->callee = c;
-    if (r->occupant != c && a && a->run == r) {
+    if (r->occupant != c && a && a->shared && a->run == r) {
         /* a runs on this run stack: its frames and c's change places from the copier's. */
         rj_copier(me);
         me->save = a;

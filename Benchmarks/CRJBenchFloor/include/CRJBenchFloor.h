@@ -8,6 +8,7 @@
 #ifndef CRJBENCHFLOOR_H
 #define CRJBENCHFLOOR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum {
@@ -39,5 +40,10 @@ double rj_bench_fresh_page_touch(uint64_t pages);
  * stacks of neighbouring slots of a slab). Returns nanoseconds per page given
  * back, or -1 if the mapping failed. */
 double rj_bench_page_give_back(uint64_t pages);
+
+/* Calls fn(ctx) with `bytes` more of the stack in use below the caller: a body
+ * that yields from fn suspends with that many bytes of frames (the shared-stack
+ * rows' way to choose how much a resume copies). */
+void rj_bench_on_stack(size_t bytes, void (*_Nonnull fn)(void *_Nullable), void *_Nullable ctx);
 
 #endif

@@ -238,6 +238,7 @@ func format(_ v: Double, unit: String) -> String {
         if v >= 100_000 { return String(format: "%.1f us", v / 1000) }
         return String(format: "%.1f ns", v)
     case "KiB": return String(format: "%.2f KiB", v)
+    case "B": return String(format: "%.0f B", v)
     case "ms": return String(format: "%.1f ms", v)
     case "x": return String(format: "%.2fx", v)
     default: return String(format: "%.2f %@", v, unit)

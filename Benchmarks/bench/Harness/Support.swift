@@ -4,6 +4,16 @@ import Foundation
 @inline(never)
 func blackHole<T>(_ x: T) {}
 
+/// A lock for the rows that gather results from several threads.
+final class RJBenchLock: @unchecked Sendable {
+    private let lock = NSLock()
+    func run<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+}
+
 /// Where a row's closures add what they computed, so that the optimiser cannot drop the work.
 /// Each row makes its own; one thread touches it at a time.
 final class Sink: @unchecked Sendable {
