@@ -42,6 +42,8 @@ func holdTargets(_ bench: Bench, switches s: SwitchRows?, lifecycle l: Lifecycle
          "<= 1.50x (the cost must not grow with the depth)"),
         ("a filter level in a chain of 1,000 / of 10", c.filters1000, c.filters10, nil,
          "(information: what a long chain adds per level)"),
+        ("create + next + release while suspended, shared stack / dedicated", l.createSuspendedReleaseShared,
+         l.createSuspendedRelease, nil, "(information)"),
         ("create + release in waves / pooled create + run + release", l.waves, l.createSuspendedRelease, nil,
          "(information: waves run on resident stacks)"),
         ("AsyncGenerator element (no await) / AsyncStream element", g.noAwait, a.asyncStream, 0.1, nil),

@@ -67,7 +67,8 @@ bench.measure([switches.rawFast, switches.rawInline, switches.rawInlineFPU, swit
                asyncRows.awaitCompleted, asyncRows.awaitFulfilled, asyncRows.asyncStream, asyncRows.checkedContinuation,
                asyncGenerators.noAwait, asyncGenerators.throwingStream, asyncGenerators.roundTrip, switches.semaphores])
 switches.finish()
-bench.measure([lifecycle.createSuspendedRelease, lifecycle.createNoPool, lifecycle.waves])
+bench.measure([lifecycle.createSuspendedRelease, lifecycle.createNoPool, lifecycle.waves]
+              + (RJRuntime.sharedStacksAvailable ? [lifecycle.createRunReleaseShared, lifecycle.createSuspendedReleaseShared] : []))
 bench.measure(chains.all)
 let sharedStacks = SharedStackRows()
 sharedStacks.measure(bench)

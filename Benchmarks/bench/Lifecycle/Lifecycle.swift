@@ -31,6 +31,22 @@ struct LifecycleRows {
         }
     }
 
+    let createRunReleaseShared = Row(LifecycleRows.group, "create + first next + release, shared stack",
+                                     note: "body returns at once") { n in
+        for i in 0..<n {
+            let g = Generator<Int, Void, Int>(stackMode: .shared) { _ in i }
+            blackHole(try! g.next())
+        }
+    }
+
+    let createSuspendedReleaseShared = Row(LifecycleRows.group, "create + next + release while suspended, shared stack",
+                                           note: "release closes the body: one more switch") { n in
+        for i in 0..<n {
+            let g = Generator<Int, Void, Void>(stackMode: .shared) { y in try y.yield(i) }
+            blackHole(try! g.next())
+        }
+    }
+
     /// A backtracking program's pattern: 40 generators made and suspended at once, then all
     /// released, over and over. The pool hands the same resident stacks back every wave.
     let waves = Row(LifecycleRows.group, "create + next + release in waves of 40", note: "per generator, suspended ones") { n in
