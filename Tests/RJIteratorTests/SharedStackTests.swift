@@ -119,6 +119,35 @@ final class SharedStackTests: XCTestCase {
         }
     }
 
+    func testTaskLocalBindingsOfSharedBodiesSurviveTheirFramesMoving() throws {
+        try XCTSkipUnless(rj_task_locals_tracked() == 1)
+        // Each body binds a value (outside any task: a list through its frames) and suspends;
+        // the others' runs move its frames out, and a shared resumer of its own run stack
+        // moves them again at each switch.
+        let n = RJRuntime.sharedRunStackCount * 3
+        let gens = (0..<n).map { i in
+            Generator<String, Void, Void>(stackMode: .shared) { y in
+                try Locals.$name.withValue("g\(i)") {
+                    try y.yield("\(Locals.name)/\(Locals.depth)")
+                    try y.yield("\(Locals.name)/\(Locals.depth)")
+                }
+                try y.yield("\(Locals.name)/\(Locals.depth)")
+            }
+        }
+        for g in gens { _ = try g.next() }
+        // The resumer's own binding goes below the body's: the body's bottom binding is
+        // relinked to it at each resume, in frames that may be away.
+        let outer = Generator<String, Void, Void>(stackMode: .shared) { y in
+            for g in gens {
+                try y.yield(try Locals.$depth.withValue(7) { try g.next().yieldedValue! })
+                try y.yield(try Locals.$depth.withValue(8) { try g.next().yieldedValue! })
+            }
+        }
+        let expected = (0..<n).flatMap { ["g\($0)/7", "default/8"] }
+        XCTAssertEqual(try yieldedValues(outer), expected)
+        XCTAssertEqual(Locals.name, "default")
+    }
+
     func testSharedAndDedicatedMixInOneNest() throws {
         let inner = Generator<Int, Void, Void>(stackMode: .dedicated) { y in for i in 0..<5 { try y.yield(i) } }
         let middle = Generator<Int, Void, Void>(stackMode: .shared) { y in
