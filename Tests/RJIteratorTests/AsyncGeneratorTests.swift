@@ -352,6 +352,26 @@ final class AsyncGeneratorTests: XCTestCase {
 
     // While the body awaits, the await keeps the generator alive: dropping every reference
     // does not lose the request.
+    // The body resumed from an await on another thread and answered from there: the thread
+    // that served the request lets go of the generator before the answer goes out, so the
+    // caller's release is the last one and closes the body there, before the caller goes on.
+    func testReleaseRightAfterAnAnswerFromAnotherThreadClosesTheBodyThere() async throws {
+        let rounds = 300
+        let log = Log()
+        for round in 0..<rounds {
+            var gen: AsyncGenerator<Int, Void, Void>? = AsyncGenerator { y in
+                defer { log.add("closed \(round)") }
+                _ = rj_await(later(0, after: 0.0002))
+                try y.yield(1)
+                try y.yield(2)
+            }
+            _ = try await gen!.next()
+            gen = nil
+            log.add("released \(round)")
+        }
+        XCTAssertEqual(log.all, (0..<rounds).flatMap { ["closed \($0)", "released \($0)"] })
+    }
+
     func testAPendingAwaitKeepsTheGeneratorAlive() async throws {
         final class Weak: @unchecked Sendable { weak var gen: AsyncGenerator<Int, Void, Void>? }
         let weak = Weak()

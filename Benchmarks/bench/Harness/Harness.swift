@@ -45,7 +45,8 @@ struct Options {
               --json         machine-readable output
               --filter NAME  only rows whose name contains NAME (several: A,B); a target is
                              shown when both its rows ran
-              --scale N      suspended generators alive at once in the memory row (default 100000)
+              --scale N      suspended generators alive at once in the memory rows (default 100000;
+                             dedicated stacks at most 1000000, shared stacks the whole N)
             """)
         exit(problem == nil ? 0 : 2)
     }

@@ -33,7 +33,9 @@ enum MemoryRows {
     @discardableResult
     static func measure(_ bench: Bench, count: Int) -> Rows? {
         guard bench.wanted(perGeneratorName), residentBytes() >= 0 else { return nil }
-        let dedicated = generators(bench, count: count, mode: .dedicated)
+        // A dedicated stack keeps a page (4 KiB) per suspended generator: above a million, only
+        // the shared-stack row takes the whole scale (--scale 10000000: ten million at once).
+        let dedicated = generators(bench, count: Swift.min(count, 1_000_000), mode: .dedicated)
         let shared = RJRuntime.sharedStacksAvailable ? generators(bench, count: count, mode: .shared) : nil
         // What any new stack's first page costs on this machine (a page fault and its zeroing).
         let freshPage = Row(group, "floor: first write to a fresh page", note: "\(count) pages, one every 320 KiB", nil)

@@ -21,7 +21,7 @@ extension AsyncGenerator {
                 return try result.get()
             case .awaiting(let generation):
                 let request = Request(operation)
-                if let result = arm(request, awaiting: generation) { drive(request, .awaited(result)) }
+                if let result = arm(request, awaiting: generation) { drive(request, .awaited(result))?.give() }
                 return try wait(for: request, in: current)
             }
         }

@@ -222,7 +222,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         case .awaiting(let generation):
             // The body waits for work: from here the request is answered from elsewhere.
             let request = Request(operation)
-            if let result = arm(request, awaiting: generation) { drive(request, .awaited(result)) }
+            if let result = arm(request, awaiting: generation) { drive(request, .awaited(result))?.give() }
             return .pending(request)
         }
     }
@@ -324,7 +324,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         if core.state == .completed { return complete() }
         if phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged { return }
         guard let next = takeNextWaiting() else { return }
-        queue.async { self.drive(next, .operation(self.operation(of: next))) }
+        driveOnQueue(next)
     }
 
     /// The next waiting request, keeping `busy`; nil (and `idle`) when there is none.
@@ -356,8 +356,13 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
 
     /// Serves `request`, and the ones waiting after it, holding `busy`, on whichever thread
     /// calls it; returns when none is left or the body awaits.
+    ///
+    /// Returns the last answer, not yet given: the caller gives it once it no longer holds the
+    /// generator. Its requester may drop the last reference as soon as it has its answer, and
+    /// the body must then be closed where that happens, not later on this thread (an unbuffered
+    /// generator is always held by whoever waits for an answer, so nothing else needs it).
     @inlinable
-    func drive(_ first: Request, _ firstResumption: Resumption) {
+    func drive(_ first: Request, _ firstResumption: Resumption) -> FinalAnswer? {
         var request = first
         var resumption = firstResumption
         lock.withLock { serving = request }
@@ -367,35 +372,68 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
             case .operation(let operation): served = serve(operation)
             case .awaited(let result): served = serve(afterAwait: result)
             }
+            let result: Result<GeneratorStep<Element, Return>, any Error>
             switch served {
             case .awaiting(let generation):
-                guard let result = arm(request, awaiting: generation) else { return }
-                resumption = .awaited(result)
+                guard let awaited = arm(request, awaiting: generation) else { return nil }
+                resumption = .awaited(awaited)
                 continue
-            case .answered(let result):
-                lock.withLock {
-                    serving = nil
-                    pendingAwait = nil
-                }
-                if core.state == .completed {
-                    // Completed before the answer goes out: its caller sees the end.
-                    let left = markCompleted()
-                    request.answer(result)
-                    return answerCompleted(left)
-                }
-                request.answer(result)
+            case .answered(let answered):
+                result = answered
             }
-            if let ahead = produceAhead() {
-                request = ahead
-                resumption = .operation(operation(of: ahead))
+            lock.withLock {
+                serving = nil
+                pendingAwait = nil
+            }
+            if core.state == .completed {
+                // Completed before the answers go out: their callers see the end. In order:
+                // this request, then those that waited behind it.
+                let left = markCompleted().map { ($0, answerCompleted(operation(of: $0))) }
+                return FinalAnswer { [request] in
+                    request.answer(result)
+                    for (waiting, answer) in left { waiting.answer(answer) }
+                }
+            }
+            if bufferCapacity > 0 {
+                // With a buffer the answer goes in first (it may fill the buffer), and the
+                // caller keeps the generator while the body runs ahead.
+                request.answer(result)
+                if let ahead = produceAhead() {
+                    request = ahead
+                    resumption = .operation(operation(of: ahead))
+                    lock.withLock { serving = request }
+                    continue
+                }
+                if phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged { return nil }
+                guard let next = takeNextWaiting() else { return nil }
+                request = next
+                resumption = .operation(operation(of: next))
                 lock.withLock { serving = request }
                 continue
             }
-            if phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged { return }
-            guard let next = takeNextWaiting() else { return }
+            if phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged {
+                return FinalAnswer { [request] in request.answer(result) }
+            }
+            guard let next = takeNextWaiting() else { return FinalAnswer { [request] in request.answer(result) } }
+            // The next one's requester holds the generator while it is served.
+            request.answer(result)
             request = next
             resumption = .operation(operation(of: next))
             lock.withLock { serving = request }
+        }
+    }
+
+    /// Serves `request` from the generator's queue, letting go of the generator before the
+    /// last answer goes out.
+    @inlinable
+    func driveOnQueue(_ request: Request) {
+        let unretained = Unmanaged.passRetained(self)
+        queue.async {
+            let last: FinalAnswer? = {
+                let generator = unretained.takeRetainedValue()
+                return generator.drive(request, .operation(generator.operation(of: request)))
+            }()
+            last?.give()
         }
     }
 
@@ -424,10 +462,14 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     @inlinable
     func makeResumer() -> @Sendable (UncheckedBox<RJResult>) -> Void {
         { [unowned self] box in
-            let resume = { @Sendable in
-                let request = self.lock.withLock { self.serving }
-                guard let request else { return }
-                self.drive(request, .awaited(box.value))
+            let resume = { @Sendable [unowned self] in
+                // The generator is held only inside this call: the last answer goes out after.
+                let last: FinalAnswer? = { [unowned self] in
+                    let request = self.lock.withLock { self.serving }
+                    guard let request else { return nil }
+                    return self.drive(request, .awaited(box.value))
+                }()
+                last?.give()
             }
             if let resumeQueue = self.resumeQueue { resumeQueue.async(execute: resume) } else { resume() }
         }
@@ -460,7 +502,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
             }
         }
         switch next {
-        case .serveHere: drive(request, .operation(operation(of: request)))
+        case .serveHere: drive(request, .operation(operation(of: request)))?.give()
         case .queued: break
         case .completed: request.answer(answerCompleted(operation(of: request)))
         }
@@ -585,10 +627,11 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         guard let ahead = produceAhead() else {
             // Full: give `busy` back (or serve what waits).
             if phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged { return }
-            if let next = takeNextWaiting() { queue.async { self.drive(next, .operation(self.operation(of: next))) } }
+            if let next = takeNextWaiting() { driveOnQueue(next) }
             return
         }
-        queue.async { self.drive(ahead, .operation(self.operation(of: ahead))) }
+        // Producing ahead: nobody may be waiting, so the block holds the generator.
+        queue.async { self.drive(ahead, .operation(self.operation(of: ahead)))?.give() }
     }
 
     /// Holding `busy` with no request left to serve: the next value to produce ahead, as a

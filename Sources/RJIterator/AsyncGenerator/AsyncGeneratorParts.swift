@@ -121,3 +121,14 @@ final class AsyncRequest: @unchecked Sendable {
         if now { notify() }
     }
 }
+
+/// The last answer of a serving turn, given by whoever ran the turn once it no longer holds
+/// the generator (see `AsyncGenerator.drive`).
+@usableFromInline
+struct FinalAnswer: Sendable {
+    @usableFromInline let give: @Sendable () -> Void
+
+    @inlinable init(_ give: @escaping @Sendable () -> Void) {
+        self.give = give
+    }
+}
