@@ -35,13 +35,16 @@ enum MemoryRows {
         guard bench.wanted(perGeneratorName), residentBytes() >= 0 else { return nil }
         // A dedicated stack keeps a page (4 KiB) per suspended generator: above a million, only
         // the shared-stack row takes the whole scale (--scale 10000000: ten million at once).
-        let dedicated = generators(bench, count: Swift.min(count, 1_000_000), mode: .dedicated)
+        let dedicatedCount = Swift.min(count, 1_000_000)
+        let dedicated = generators(bench, count: dedicatedCount, mode: .dedicated)
         let shared = RJRuntime.sharedStacksAvailable ? generators(bench, count: count, mode: .shared) : nil
-        // What any new stack's first page costs on this machine (a page fault and its zeroing).
-        let freshPage = Row(group, "floor: first write to a fresh page", note: "\(count) pages, one every 320 KiB", nil)
-        bench.record(freshPage, rj_bench_fresh_page_touch(UInt64(count)))
+        // What any new stack's first page costs on this machine (a page fault and its zeroing),
+        // as many pages as dedicated stacks were made: they are the floor under those rows (ten
+        // million pages would be 40 GB).
+        let freshPage = Row(group, "floor: first write to a fresh page", note: "\(dedicatedCount) pages, one every 320 KiB", nil)
+        bench.record(freshPage, rj_bench_fresh_page_touch(UInt64(dedicatedCount)))
         let pageBack = Row(group, "floor: giving such a page back", note: "MADV_DONTNEED, one call per 64 pages", nil)
-        bench.record(pageBack, rj_bench_page_give_back(UInt64(count)))
+        bench.record(pageBack, rj_bench_page_give_back(UInt64(dedicatedCount)))
         let peerCount = bench.options.quick ? 100_000 : 1_000_000
         let v8 = peer(bench, "peer: V8, resident memory per suspended generator", "node", count: peerCount)
         let python = peer(bench, "peer: Python, resident memory per suspended generator", "python3", count: peerCount)
