@@ -36,10 +36,12 @@ __attribute__((noinline)) rj_coro *rj_coro_current(void) { return rj_current; }
 
 /* ---- Per-thread set-up --------------------------------------------------- */
 
+/* 0 until this thread first resumes a coroutine; then its thread id (gettid),
+ * which every resume records in the coroutine (what a dump says ran it last). */
 _Thread_local int rj_thread_prepared;
 
 void rj_prepare_thread(void) {
-    rj_thread_prepared = 1;
+    rj_thread_prepared = rj_os_thread_id();
     rj_overflow_prepare_thread();
     rj_swift_state_prepare_thread();
 }
@@ -226,6 +228,7 @@ static inline __attribute__((always_inline)) void rj_before_resume(rj_coro *c) {
     }
     if (!rj_thread_prepared) rj_prepare_thread();
     c->resumer = rj_current;
+    c->last_thread = rj_thread_prepared;
     rj_current = c;
     rj_swift_state_enter(c);
 }

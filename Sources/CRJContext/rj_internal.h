@@ -117,6 +117,7 @@ struct rj_coro {
     size_t requested_size;     /* the stack size asked for, as messages report it */
     unsigned char shared;      /* 1: a shared-stack coroutine (rj_shared.c) */
     unsigned char fresh;       /* shared, never run: its first frame is written at copy-in */
+    int last_thread;           /* the thread id of its last resume, for dumps (rj_inspect.c) */
     rj_coro *callee;           /* the coroutine this one is resuming now, or NULL (rj_shared.c) */
     union {
         struct {               /* a stack of its own (rj_stack.c) */
@@ -172,6 +173,10 @@ _Static_assert(offsetof(struct rj_coro, switches_inline) == offsetof(rj_coro_hea
 RJ_HIDDEN rj_coro *rj_shared_create(rj_coro_entry entry, void *arg);
 RJ_HIDDEN void rj_shared_destroy(rj_coro *c);
 RJ_HIDDEN void rj_shared_switch_in(rj_coro *c);
+/* For a dump: keeps c's run stack from changing hands while its frames are
+ * read (1), or says it could not within a moment (0). */
+RJ_HIDDEN int rj_shared_hold_for_reading(rj_coro *c);
+RJ_HIDDEN void rj_shared_let_go_reading(rj_coro *c);
 RJ_HIDDEN void rj_shared_switch_out(rj_coro *c);
 
 /* rj_stack.c */
@@ -194,6 +199,8 @@ RJ_HIDDEN void rj_swift_state_prepare_thread(void);
 RJ_HIDDEN void rj_prepare_thread(void);
 
 extern _Thread_local int rj_thread_prepared;
+/* This thread's id as the kernel knows it (gettid), for dumps. */
+int rj_os_thread_id(void);
 extern _Thread_local rj_coro *rj_current;
 
 /* Assembly (switch_*.S); rj_switch itself is declared in CRJContext.h. */

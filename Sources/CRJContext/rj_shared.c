@@ -294,6 +294,33 @@ static void rj_run_give(struct rj_run_stack *r, rj_thread_rec *me) {
     }
 }
 
+/* A dump reads a suspended coroutine's frames wherever they are (rj_coro_locate);
+ * holding the run stack keeps another thread from moving them meanwhile. The dump
+ * holds no run stack of its own while it waits (unless it runs on this one, in a
+ * body: then nothing moves frames until it returns), so the wait is bounded by
+ * the chain running there; it gives up after a few hundred yields. */
+int rj_shared_hold_for_reading(rj_coro *c) {
+    struct rj_run_stack *r = c->run;
+    if (!r) return 0;
+    rj_thread_rec *me = rj_me();
+    if (__atomic_load_n(&r->holder, __ATOMIC_ACQUIRE) == me) {
+        r->depth++;
+        return 1;
+    }
+    for (unsigned tries = 0; tries < 500; tries++) {
+        rj_thread_rec *none = NULL;
+        if (__atomic_compare_exchange_n(&r->holder, &none, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            r->depth = 1;
+            me->held++;
+            return 1;
+        }
+        sched_yield();
+    }
+    return 0;
+}
+
+void rj_shared_let_go_reading(rj_coro *c) { rj_run_give(c->run, rj_me()); }
+
 /* ---- Moving frames ---------------------------------------------------------- */
 
 /* Frames hold AddressSanitizer's redzones: read and written without its checks. */

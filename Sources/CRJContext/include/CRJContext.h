@@ -425,6 +425,47 @@ const char *_Nonnull rj_last_error(void);
 /* Writes msg and a newline to stderr in one write (messages of the Swift layer). */
 void rj_report(const char *_Nonnull msg);
 
+/* ---- Live generators and where they wait (rj_registry.c, rj_inspect.c) ----
+ * What RJRuntime.dump() reads. The Swift layer adds every generator object
+ * when it is made and removes it before it is destroyed; a dump holds every
+ * lock of the registry while it reads the objects, so none finishes dying
+ * meanwhile. Nothing here is on the switch path but the thread id a resume
+ * records. */
+
+/* Registers object; the handle is for rj_registry_remove (UINT32_MAX: not
+ * registered, which rj_registry_remove ignores). */
+uint32_t rj_registry_add(void *_Nonnull object);
+void rj_registry_remove(uint32_t handle);
+/* The dump's side: with every lock held, rj_registry_list copies up to max of
+ * the registered objects into out and returns how many there are. */
+void rj_registry_lock_all(void);
+void rj_registry_unlock_all(void);
+size_t rj_registry_list(void *_Nullable *_Nonnull out, size_t max);
+size_t rj_registry_count(void);
+
+/* The object whose state word a dump holds at `running` while it reads it;
+ * rj_dump_holds says whether that is object (after a moment's wait, so that a
+ * caller that loops on it does not spin hard). */
+void rj_dump_hold(const void *_Nonnull object);
+void rj_dump_let_go(void);
+int rj_dump_holds(const void *_Nonnull object);
+
+/* Where suspended c is: the return addresses of its frames, innermost first
+ * (at most max; 0 if it runs, has ended, never ran or cannot be read now). The
+ * caller keeps it suspended meanwhile. */
+size_t rj_coro_backtrace(rj_coro *_Nonnull c, uintptr_t *_Nonnull pcs, size_t max);
+/* The thread id (gettid) of c's last resume, and of this thread. */
+int rj_coro_last_thread(const rj_coro *_Nonnull c);
+int rj_current_thread_id(void);
+uint64_t rj_monotonic_ns(void);
+/* The symbol holding pc (mangled, as the file names it) and its image's file
+ * name: 1 if a symbol was found. Reads symbol tables: not for signal handlers. */
+int rj_symbolize(uintptr_t pc, char *_Nonnull name, size_t len, uintptr_t *_Nonnull offset, char *_Nonnull image,
+                 size_t image_len);
+/* Installs a handler for signo that makes a watcher thread call callback (which
+ * writes the dump); 0, or -1 with rj_last_error. */
+int rj_dump_signal_install(int signo, void (*_Nonnull callback)(void));
+
 #ifdef __cplusplus
 }
 #endif

@@ -55,8 +55,9 @@ public typealias RJAsyncClosure = @Sendable (@escaping RJAsyncCallback) -> Void
 /// Without `on:`, the main-actor form below is chosen: same queue, and the body may use
 /// main-actor state. With `on:` the body is `@Sendable` and runs on that queue.
 @discardableResult @_disfavoredOverload
-public func rj_async(on queue: DispatchQueue = .main, _ body: @escaping @Sendable () throws -> Void) -> RJAsyncTask {
-    let task = RJAsyncTask(queue: queue, body: body)
+public func rj_async(on queue: DispatchQueue = .main, file: StaticString = #fileID, line: UInt = #line,
+                     _ body: @escaping @Sendable () throws -> Void) -> RJAsyncTask {
+    let task = RJAsyncTask(queue: queue, file: file, line: line, body: body)
     task.start()
     return task
 }
@@ -81,9 +82,10 @@ public func rj_async(on queue: DispatchQueue = .main, _ body: @escaping @Sendabl
 /// }
 /// ```
 @discardableResult
-public func rj_async(_ body: @escaping @MainActor () throws -> Void) -> RJMainActorTask {
+public func rj_async(file: StaticString = #fileID, line: UInt = #line,
+                     _ body: @escaping @MainActor () throws -> Void) -> RJMainActorTask {
     let isolated = UncheckedBox(value: body)
-    let task = RJMainActorTask(queue: .main) {
+    let task = RJMainActorTask(queue: .main, file: file, line: line) {
         // Runs on the main queue (the task's queue), so on the main thread.
         try MainActor.assumeIsolated { try isolated.value() }
     }
@@ -112,8 +114,10 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
 
     /// The body and `finally` handlers run on `queue` (``_RJAwaitHost/queue``); `cancelled`
     /// is written holding `lock` (ordered with `pendingAwait`).
-    init(queue: DispatchQueue, body: @escaping @Sendable () throws -> Void) {
-        let core = Generator<UInt64, RJResult, Void>(checkedStackSize: 0) { _ in try body() }
+    init(queue: DispatchQueue, file: StaticString, line: UInt, body: @escaping @Sendable () throws -> Void) {
+        let core = Generator<UInt64, RJResult, Void>(checkedStackSize: 0, kind: .rjAsync, file: file, line: line) { _ in
+            try body()
+        }
         self.core = core
         super.init(queue: queue)
         adopt(core)
@@ -280,7 +284,12 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     // MARK: rj_await's side
 
     override final func suspend(awaiting generation: UInt64) -> RJResult {
-        if awaits.hasEarlyResult(generation) { return awaits.takeResult() }
+        if awaits.hasEarlyResult(generation) {
+            waitEnds()
+            return awaits.takeResult()
+        }
+        waitBegins()
+        defer { waitEnds() }
         guard let core = lock.withLock({ self.core }) else {
             return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
         }

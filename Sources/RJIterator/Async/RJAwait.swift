@@ -28,6 +28,7 @@ public func rj_await(_ task: RJAsyncClosure) -> RJResult {
     guard let current = _RJAwaitHost.currentUnretained else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     return current._withUnsafeGuaranteedRef { current in
         if current.isCancelled { return RJResult(value: nil, error: current.cancellationError) }
+        current.noteWait(.callback)
         let generation = current.awaits.begin()
         start(task, completing: current.awaits, generation)
         return current.suspend(awaiting: generation)
@@ -98,6 +99,7 @@ func awaitingTaskState() -> AwaitingTaskState {
 @usableFromInline
 func awaitPending<T>(_ promise: Promise<T>) -> RJResult {
     guard let current = _RJAwaitHost.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
+    current.noteWait(.promise)
     let slot = current.awaits
     let generation = slot.begin()
     slot.setOnCancel({ promise.cancel() }, for: generation)
@@ -127,6 +129,7 @@ public func rj_await(value: Any?) -> RJResult {
 public func rj_await(_ task: RJAsyncClosure, timeout: Double) -> RJResult {
     guard let current = _RJAwaitHost.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     if current.isCancelled { return RJResult(value: nil, error: current.cancellationError) }
+    current.noteWait(.timeout, timeout: timeout)
     let slot = current.awaits
     let generation = slot.begin()
     // Ignored once the await completed another way: the generation has moved on.
@@ -144,6 +147,9 @@ public func rj_await(_ task: RJAsyncClosure, timeout: Double) -> RJResult {
 /// ```
 public func rj_await(all tasks: [RJAsyncClosure]) -> [RJResult] {
     if tasks.isEmpty { return [] }
+    let host = _RJAwaitHost.current
+    host?.noteWait(.all, count: tasks.count)
+    defer { host?.waitEnds() }
     let results = Collector(count: tasks.count)
     let combined: RJAsyncClosure = { callback in
         for (index, task) in tasks.enumerated() {
@@ -167,6 +173,9 @@ public func rj_await(all tasks: [RJAsyncClosure]) -> [RJResult] {
 /// ```
 public func rj_await(firstOf tasks: [RJAsyncClosure]) -> (index: Int?, result: RJResult) {
     if tasks.isEmpty { return (nil, RJResult(value: nil, error: RJAsyncError.noTasks)) }
+    let host = _RJAwaitHost.current
+    host?.noteWait(.firstOf, count: tasks.count)
+    defer { host?.waitEnds() }
     let winner = Collector(count: 1)
     let combined: RJAsyncClosure = { callback in
         for (index, task) in tasks.enumerated() {
@@ -292,6 +301,7 @@ public func rj_awaitValue<T>(_ task: @Sendable (@escaping @Sendable (T) -> Void)
 public func rj_awaitValue<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
     guard let current = _RJAwaitHost.current else { throw RJAsyncError.notInAsync }
     if current.isCancelled { throw current.cancellationError }
+    current.noteWait(.asyncFunction)
     let slot = current.awaits
     let generation = slot.begin()
     let swiftTask = Task {

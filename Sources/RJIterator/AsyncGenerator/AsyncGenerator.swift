@@ -91,16 +91,17 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// ```
     @inlinable
     public convenience init(on queue: DispatchQueue? = nil, stackMode: StackMode? = nil,
+                            file: StaticString = #fileID, line: UInt = #line,
                             _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
-        self.init(bufferCapacity: 0, queue: queue, stackMode: stackMode, body)
+        self.init(bufferCapacity: 0, queue: queue, stackMode: stackMode, file: file, line: line, body)
     }
 
     @inlinable
-    init(bufferCapacity: Int, queue: DispatchQueue?, stackMode: StackMode?,
+    init(bufferCapacity: Int, queue: DispatchQueue?, stackMode: StackMode?, file: StaticString, line: UInt,
          _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
         self.bufferCapacity = bufferCapacity
         resumeQueue = queue
-        core = Core(checkedStackSize: 0, stackMode: stackMode) { y in
+        core = Core(checkedStackSize: 0, stackMode: stackMode, kind: .asyncGenerator, file: file, line: line) { y in
             try body(AsyncYielder(host: y.host, id: y.id))
         }
         // The host's queue serves the timers of `rj_await(_:timeout:)` and the requests started
@@ -672,7 +673,12 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
 
     @inlinable
     func suspendSpecialised(awaiting generation: UInt64) -> RJResult {
-        if awaits.hasEarlyResult(generation) { return awaits.takeResult() }
+        if awaits.hasEarlyResult(generation) {
+            waitEnds()
+            return awaits.takeResult()
+        }
+        waitBegins()
+        defer { waitEnds() }
         // While the body waits nothing else may hold the generator: this frame keeps it, and
         // the coroutine and stack it owns, alive until the resume.
         let keptAlive = Unmanaged.passRetained(self)
@@ -747,8 +753,9 @@ extension AsyncGenerator where Input == Void {
     /// ```
     @inlinable
     public convenience init(bufferingUpTo capacity: Int, on queue: DispatchQueue? = nil, stackMode: StackMode? = nil,
+                            file: StaticString = #fileID, line: UInt = #line,
                             _ body: @escaping @Sendable (AsyncYielder<Element, Void>) throws -> Return) {
         if capacity < 0 { fatalError("RJIterator: bufferingUpTo needs a capacity of 0 or more, got \(capacity)") }
-        self.init(bufferCapacity: capacity, queue: queue, stackMode: stackMode, body)
+        self.init(bufferCapacity: capacity, queue: queue, stackMode: stackMode, file: file, line: line, body)
     }
 }

@@ -75,6 +75,14 @@ public class _RJCoroutineHost {
     /// `suspended`; the load of this hint is not
     /// in the way of that compare-exchange, whose expected value is a constant.
     @usableFromInline final let mayBeFresh = RJAtomic<Bool>(true)
+    /// This generator's slot in the registry of live generators that `RJRuntime.dump()`
+    /// reads (Runtime/RJRuntime+Dump.swift); given back first thing in `deinit`.
+    @usableFromInline final var registryHandle: UInt32 = .max
+    /// Where the generator was made (`#fileID`, `#line` of the public initialiser's caller),
+    /// and what it is for a dump (`DumpKind`). Set before it is registered, never changed.
+    @usableFromInline final let siteLine: UInt32
+    @usableFromInline final let dumpKind: UInt8
+    @usableFromInline final let siteFile: UnsafePointer<UInt8>?
     /// The resumer's `Element?` local the body writes a yielded value into.
     @usableFromInline @exclusivity(unchecked) final var outbox: UnsafeMutableRawPointer?
     /// The resumer's `ResumeSignal<Input>?` local the body takes its signal out of.
@@ -105,8 +113,19 @@ public class _RJCoroutineHost {
     /// `nil` when it must be looked up again.
     @usableFromInline @exclusivity(unchecked) final var deepestDelegate: Unmanaged<_RJCoroutineHost>?
 
-    @inlinable init(main: @escaping (UnsafeMutableRawPointer) -> Void) {
+    @inlinable init(main: @escaping (UnsafeMutableRawPointer) -> Void, kind: DumpKind, file: StaticString, line: UInt) {
         self.main = main
+        self.siteLine = UInt32(truncatingIfNeeded: line)
+        self.dumpKind = kind.rawValue
+        self.siteFile = file.hasPointerRepresentation ? file.utf8Start : nil
+        registryHandle = rj_registry_add(Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Leaves the registry: the first thing a generator's `deinit` does, so that a dump,
+    /// which holds the registry while it reads, never reads a generator that is being closed.
+    @inlinable
+    final func unregister() {
+        rj_registry_remove(registryHandle)
     }
 
     /// Where the generator is in its life; see ``GeneratorState``. Safe to read from any thread.
@@ -117,7 +136,10 @@ public class _RJCoroutineHost {
     /// ```
     @inlinable
     public final var state: GeneratorState {
-        stateWord.load(ordering: .acquiring)
+        let state = stateWord.load(ordering: .acquiring)
+        // A dump reading a suspended generator holds it at `running` for a moment.
+        if state == .running, rj_dump_holds(Unmanaged.passUnretained(self).toOpaque()) != 0 { return .suspended }
+        return state
     }
 
     /// Called by the handles' deinit. Nobody else holds the generator, so it cannot be running.
@@ -199,6 +221,10 @@ extension _RJCoroutineHost {
             if took { return .suspended }
             switch seen {
             case .running:
+                // A dump may hold it while it reads its stack (`RJRuntime.dump()`): then look
+                // again once it has let go. Off the path of a resume that succeeds.
+                if rj_dump_holds(Unmanaged.passUnretained(self).toOpaque()) != 0
+                    || stateWord.load(ordering: .acquiring) != .running { continue }
                 return .running
             case .completed:
                 return .completed

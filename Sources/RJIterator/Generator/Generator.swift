@@ -49,7 +49,8 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// Makes a generator with a checked `stackSize` (0: the default) and a stack mode (nil:
     /// the default, but dedicated when a size is given).
     @inlinable
-    init(checkedStackSize stackSize: Int, stackMode: StackMode? = nil, body: @escaping (Yielder<Element, Input>) throws -> Return) {
+    init(checkedStackSize stackSize: Int, stackMode: StackMode? = nil, kind: DumpKind = .generator,
+         file: StaticString, line: UInt, body: @escaping (Yielder<Element, Input>) throws -> Return) {
         // Read first: an opaque call between storing `body` and the end of the initialiser makes
         // the optimiser keep a retain and a release of the closure's context around it.
         self.backend = rj_default_backend()
@@ -61,7 +62,7 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
         // hands back an owned reference.
         super.init(main: { address in
             Unmanaged<Generator>.fromOpaque(address)._withUnsafeGuaranteedRef { $0.runBody() }
-        })
+        }, kind: kind, file: file, line: line)
     }
 
     /// Makes a generator; nothing of `body` runs until the first ``next(_:)``.
@@ -73,19 +74,23 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     ///     means a dedicated stack.
     ///   - stackMode: a stack of its own, or a shared run stack with the frames copied out
     ///     while suspended (``StackMode``); `nil` takes ``RJRuntime/defaultStackMode``.
+    ///   - file, line: where the generator is made, for ``RJRuntime/dump(stuckAfter:)``; leave
+    ///     them out.
     ///   - body: the generator's code. Call `yield` on the ``Yielder`` it receives, from the
     ///     body or from any function it calls.
     @inlinable
     public convenience init(stackSize: Int? = nil, stackMode: StackMode? = nil,
+                            file: StaticString = #fileID, line: UInt = #line,
                             _ body: @escaping (Yielder<Element, Input>) throws -> Return) {
         if let stackSize {
             RJRuntime.checkStackSize(stackSize, "stackSize")
             if stackMode == .shared { sharedStackWithSize() }
         }
-        self.init(checkedStackSize: stackSize ?? 0, stackMode: stackMode, body: body)
+        self.init(checkedStackSize: stackSize ?? 0, stackMode: stackMode, file: file, line: line, body: body)
     }
 
     deinit {
+        unregister()
         closeOnRelease()
     }
 

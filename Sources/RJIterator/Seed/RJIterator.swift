@@ -35,10 +35,10 @@ public final class RJIterator {
     /// ```swift
     /// let it = RJIterator { rj_yield(1); return 2 }
     /// ```
-    public init(_ body: @escaping () -> Any?) {
+    public init(file: StaticString = #fileID, line: UInt = #line, _ body: @escaping () -> Any?) {
         let channel = SeedChannel()
         self.channel = channel
-        core = Generator(checkedStackSize: 0) { _ in channel.returned = body() }
+        core = Generator(checkedStackSize: 0, kind: .rjIterator, file: file, line: line) { _ in channel.returned = body() }
         // rj_yield cannot throw the exit signal: a released body is dropped, not unwound.
         core.releasePolicy = .abandon
         // Unretained: the iterator owns both the channel and the generator.
@@ -50,8 +50,9 @@ public final class RJIterator {
     /// ```swift
     /// let it = RJIterator(withFunc: { name in rj_yield("hi \(name!)"); return nil }, arg: "Ann")
     /// ```
-    public convenience init(withFunc function: @escaping (Any?) -> Any?, arg: Any?) {
-        self.init { function(arg) }
+    public convenience init(withFunc function: @escaping (Any?) -> Any?, arg: Any?, file: StaticString = #fileID,
+                            line: UInt = #line) {
+        self.init(file: file, line: line) { function(arg) }
     }
 
     /// Resumes the body; the pending `rj_yield(v)` returns `v`.
