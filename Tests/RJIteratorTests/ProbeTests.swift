@@ -62,6 +62,22 @@ final class ProbeTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("probe finished"))
     }
 
+    // The dump signal: the dump reaches stderr from the library's thread, the program goes on.
+    func testTheDumpSignalWritesTheDumpAndTheProgramGoesOn() throws {
+        let r = try probe("dump-signal")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("still running, task finished: false"), r.stdout)
+        XCTAssertTrue(r.stderr.contains("RJIterator: 2 coroutines (2 suspended"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("rj_async task, suspended in rj_await of a callback"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("[STUCK?]"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("rj_probe.probeParseLine("), r.stderr)
+        XCTAssertTrue(r.stderr.contains("made at rj_probe/main.swift:"), r.stderr)
+    }
+
+    func testTheDumpSignalRefusesASignalThatCannotBeCaught() throws {
+        try assertEachStops([("dump-signal-kill", "RJIterator: installDumpSignal cannot use signal 9")])
+    }
+
     func testAStackSizeForASharedStackGeneratorIsRefused() throws {
         try assertEachStops([("stack-size-with-shared",
                               "RJIterator: stackSize does not apply to a shared-stack generator, which runs on a run stack of "

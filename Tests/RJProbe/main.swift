@@ -20,6 +20,12 @@ func say(_ text: String) {
     FileHandle.standardOutput.write((text + "\n").data(using: .utf8)!)
 }
 
+@inline(never)
+func probeParseLine(_ y: Yielder<Int, Void>) throws {
+    try y.yield(1)
+    say("parsed")
+}
+
 /// Takes the address of a frame's buffer after the recursive call: the frame must really exist,
 /// so the optimiser cannot turn the recursion into a loop.
 @inline(never)
@@ -241,6 +247,24 @@ case "async-yielder-escape":
     _ = try? kept.yielder?.yield(1)
 case "async-buffer-negative":
     _ = AsyncGenerator<Int, Void, Void>(bufferingUpTo: -1) { _ in }
+case "dump-signal":
+    // A stuck task and a suspended generator; the dump signal writes where they wait to stderr
+    // from the library's thread while this program goes on.
+    RJRuntime.installDumpSignal(SIGUSR1, stuckAfter: 0.05)
+    final class Kept: @unchecked Sendable { var callbacks: [RJAsyncCallback] = [] }
+    let kept = Kept()
+    let queue = DispatchQueue(label: "probe")
+    let task = rj_async(on: queue) { _ = rj_await { done in kept.callbacks.append(done) } }
+    let parser = Generator<Int, Void, Void> { y in try probeParseLine(y) }
+    _ = try? parser.next()
+    queue.sync {}
+    usleep(100_000)
+    kill(getpid(), SIGUSR1)
+    usleep(1_000_000)
+    say("still running, task finished: \(task.isFinished)")
+    withExtendedLifetime(parser) {}
+case "dump-signal-kill":
+    RJRuntime.installDumpSignal(SIGKILL)
 case "wait-for-promises-off":
     _ = waitForPromises(timeout: 1)
 default:

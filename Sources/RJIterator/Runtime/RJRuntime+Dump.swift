@@ -259,7 +259,8 @@ private struct SymbolCache {
     /// it is in; specialised library code lives in the caller's image but keeps its name).
     static func isMachinery(_ frame: CoroutineDump.Frame) -> Bool {
         guard var symbol = frame.symbol else { return false }
-        if symbol.hasPrefix("rj_") { return true }
+        // The C core's functions (a Swift name has a module and a dot).
+        if symbol.hasPrefix("rj_") && !symbol.contains(".") { return true }
         for prefix in ["partial apply forwarder for ", "@objc ", "merged ", "static ", "reabstraction thunk helper ",
                        "variable initialization expression of "] where symbol.hasPrefix(prefix) {
             symbol.removeFirst(prefix.count)
@@ -279,7 +280,10 @@ private struct SymbolCache {
     }
 
     mutating func coroutine(from raw: RawCoroutine, stuckAfter: Double) -> CoroutineDump.Coroutine {
-        var frames = raw.pcs.enumerated().map { frame($0.element, first: $0.offset == 0) }
+        var frames = raw.pcs.enumerated().map { frame($0.element, first: $0.offset == 0) }.filter { frame in
+            // Compiler-made thunks around a closure say nothing the closure's frame does not.
+            !["partial apply forwarder for ", "reabstraction thunk", "thunk for "].contains { frame.symbol?.hasPrefix($0) ?? false }
+        }
         // The body's own frames: the library's above (the yield path) and below (the entry) go.
         while let first = frames.first, SymbolCache.isMachinery(first) { frames.removeFirst() }
         while let last = frames.last, SymbolCache.isMachinery(last) || last.symbol == nil { frames.removeLast() }
