@@ -2,128 +2,197 @@
  * The registry of live generator objects, for dumps (RJRuntime.dump()).
  *
  * The Swift layer adds every generator object when it is made and removes it
- * before it is destroyed. A dump takes every lock, reads the objects, and lets
- * go: an object whose last reference goes meanwhile waits in its removal, so a
- * dump never reads one that has finished dying.
+ * first thing in its deinit. A dump reads the registered objects; an object
+ * whose last reference goes meanwhile waits in its removal until the dump is
+ * over, so a dump never reads an object that has finished dying.
  *
- * Cost: an add and a remove are each a lock of an uncontended spin lock and a
- * few stores. The locks are striped by thread (a thread always adds to its own
- * stripe), so threads that make generators do not share a cache line; a remove
- * goes to the stripe the object was added to. Nothing here is on the switch
- * path. Slots come in chunks of 4,096 pointers; a removed slot joins its
- * stripe's free list (the index of the next free slot, shifted and tagged with
- * 1, since objects are at least 2-aligned).
+ * Slots come in chunks of 4,096, each chunk owned by one thread, which alone
+ * hands out its slots: an add is a store into a slot of the thread's own chunk,
+ * no locked instruction. A remove (from any thread) marks the slot dead with
+ * one sequentially consistent store, then looks whether a dump is in progress;
+ * a dump announces itself with one sequentially consistent store before it
+ * reads any slot. Of the two, the later sees the earlier (Dekker's pattern): a
+ * dump either sees the slot dead and skips it, or the remover sees the dump and
+ * waits for its end. The owner takes dead slots back when its chunk is full, by
+ * a scan; a chunk whose thread has ended goes to the next thread that needs one.
+ * Nothing here is on the switch path.
+ *
+ * Slot values: 0, never used; an object (8-aligned); RJ_DEAD, removed; or, in
+ * the owner's free list, the next free index shifted left by 2, tagged 1.
  */
 #include "rj_internal.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 
-#define RJ_REG_STRIPES 16u
-#define RJ_REG_STRIPE_BITS 4u
-#define RJ_REG_CHUNK 4096u
+#define RJ_REG_CHUNK_BITS 12u
+#define RJ_REG_CHUNK (1u << RJ_REG_CHUNK_BITS)
+#define RJ_REG_MAX_CHUNKS (1u << 20) /* 4 billion slots: a handle is 32 bits */
+#define RJ_DEAD ((uintptr_t)3)
+#define RJ_FREE_END 0xfffffu
 
-typedef struct {
-    int lock;
-    uint32_t used;       /* slots ever handed out */
-    uint32_t free_head;  /* index + 1 of the first free slot, 0: none */
-    uint32_t count;      /* objects registered */
-    uint32_t chunk_cap;
-    uintptr_t **chunks;
-    char pad[64 - 4 * sizeof(uint32_t) - sizeof(int) - sizeof(void *)];
-} rj_reg_stripe;
+typedef struct rj_reg_chunk {
+    uintptr_t slots[RJ_REG_CHUNK];
+    uint32_t index;              /* in rj_chunks */
+    struct rj_reg_chunk *next_orphan;
+} rj_reg_chunk;
 
-static rj_reg_stripe rj_stripes[RJ_REG_STRIPES] __attribute__((aligned(64)));
-static _Thread_local unsigned rj_my_stripe; /* 1 + the stripe, 0: not chosen yet */
-static unsigned rj_next_stripe;
+/* Every chunk ever made, by index: read by dumps and removals, appended under rj_chunks_lock. */
+static rj_reg_chunk **rj_chunks;
+static uint32_t rj_chunk_count;
+static uint32_t rj_chunk_cap;
+static pthread_mutex_t rj_chunks_lock = PTHREAD_MUTEX_INITIALIZER;
+static rj_reg_chunk *rj_orphans; /* chunks whose thread has ended, under rj_chunks_lock */
+static pthread_key_t rj_reg_key;
+static pthread_once_t rj_reg_key_once = PTHREAD_ONCE_INIT;
 
-static void rj_reg_lock(rj_reg_stripe *s) {
-    unsigned spins = 0;
-    for (;;) {
-        if (!__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE)) return;
-        while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED)) {
-            /* A dump holds every lock while it reads; it may take a while. */
-            if (++spins > 128) {
-                sched_yield();
-                spins = 0;
-            }
-        }
-    }
+/* This thread's chunk: the next never-used slot and the head of its free list. */
+static _Thread_local rj_reg_chunk *rj_mine;
+static _Thread_local uint32_t rj_bump;
+static _Thread_local uint32_t rj_free = RJ_FREE_END;
+
+static int rj_dump_active;
+static pthread_mutex_t rj_dump_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void rj_reg_thread_ended(void *chunk) {
+    rj_reg_chunk *c = chunk;
+    pthread_mutex_lock(&rj_chunks_lock);
+    c->next_orphan = rj_orphans;
+    rj_orphans = c;
+    pthread_mutex_unlock(&rj_chunks_lock);
 }
 
-static void rj_reg_unlock(rj_reg_stripe *s) { __atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE); }
+static void rj_reg_make_key(void) { pthread_key_create(&rj_reg_key, rj_reg_thread_ended); }
 
-static uintptr_t *rj_reg_slot(rj_reg_stripe *s, uint32_t index) {
-    return &s->chunks[index / RJ_REG_CHUNK][index % RJ_REG_CHUNK];
+/* Takes the dead slots of the chunk back into this thread's free list; how many. */
+static uint32_t rj_reclaim(rj_reg_chunk *c, uint32_t upto) {
+    uint32_t found = 0;
+    for (uint32_t i = upto; i-- > 0;) {
+        if (__atomic_load_n(&c->slots[i], __ATOMIC_RELAXED) != RJ_DEAD) continue;
+        __atomic_store_n(&c->slots[i], (uintptr_t)rj_free << 2 | 1, __ATOMIC_RELAXED);
+        rj_free = i;
+        found++;
+    }
+    return found;
+}
+
+/* Makes c this thread's chunk; the full one it had goes to the orphans, where others'
+ * removals free its slots over time and a thread that needs a chunk may take it. */
+static void rj_adopt(rj_reg_chunk *c, uint32_t bump) {
+    if (rj_mine) rj_reg_thread_ended(rj_mine);
+    rj_mine = c;
+    rj_bump = bump;
+    rj_free = RJ_FREE_END;
+    pthread_setspecific(rj_reg_key, c);
+}
+
+/* Another chunk for this thread: the first orphan if a quarter of it is free, else a new
+ * one. 0 if none can be had. */
+static int rj_new_chunk(void) {
+    pthread_once(&rj_reg_key_once, rj_reg_make_key);
+    pthread_mutex_lock(&rj_chunks_lock);
+    rj_reg_chunk *c = rj_orphans;
+    if (c) {
+        uint32_t free_slots = 0;
+        for (uint32_t i = 0; i < RJ_REG_CHUNK; i++) {
+            uintptr_t v = __atomic_load_n(&c->slots[i], __ATOMIC_RELAXED);
+            free_slots += v == 0 || v == RJ_DEAD || (v & 3) == 1;
+        }
+        if (free_slots >= RJ_REG_CHUNK / 4) {
+            rj_orphans = c->next_orphan;
+            pthread_mutex_unlock(&rj_chunks_lock);
+            rj_adopt(c, RJ_REG_CHUNK);
+            /* Its never-used and free-listed slots (the free list of the thread that had it is
+             * gone with it) and its dead ones become this thread's free list. */
+            for (uint32_t i = RJ_REG_CHUNK; i-- > 0;) {
+                uintptr_t v = __atomic_load_n(&c->slots[i], __ATOMIC_RELAXED);
+                if (v == 0 || (v & 3) == 1) __atomic_store_n(&c->slots[i], RJ_DEAD, __ATOMIC_RELAXED);
+            }
+            rj_reclaim(c, RJ_REG_CHUNK);
+            return 1;
+        }
+    }
+    if (rj_chunk_count == RJ_REG_MAX_CHUNKS) {
+        pthread_mutex_unlock(&rj_chunks_lock);
+        return 0;
+    }
+    c = calloc(1, sizeof *c);
+    if (!c) {
+        pthread_mutex_unlock(&rj_chunks_lock);
+        return 0;
+    }
+    if (rj_chunk_count == rj_chunk_cap) {
+        /* The table only grows; the old one stays readable (a dump or a removal may be
+         * reading it) and is never freed: a few KiB over a process's life. */
+        uint32_t cap = rj_chunk_cap ? rj_chunk_cap * 2 : 64;
+        rj_reg_chunk **table = calloc(cap, sizeof *table);
+        if (!table) {
+            pthread_mutex_unlock(&rj_chunks_lock);
+            free(c);
+            return 0;
+        }
+        for (uint32_t i = 0; i < rj_chunk_count; i++) table[i] = rj_chunks[i];
+        __atomic_store_n(&rj_chunks, table, __ATOMIC_RELEASE);
+        rj_chunk_cap = cap;
+    }
+    c->index = rj_chunk_count;
+    __atomic_store_n(&rj_chunks[rj_chunk_count], c, __ATOMIC_RELEASE);
+    __atomic_store_n(&rj_chunk_count, rj_chunk_count + 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&rj_chunks_lock);
+    rj_adopt(c, 0);
+    return 1;
 }
 
 uint32_t rj_registry_add(void *object) {
-    if (!rj_my_stripe) rj_my_stripe = 1 + (__atomic_fetch_add(&rj_next_stripe, 1, __ATOMIC_RELAXED) % RJ_REG_STRIPES);
-    unsigned stripe = rj_my_stripe - 1;
-    rj_reg_stripe *s = &rj_stripes[stripe];
-    rj_reg_lock(s);
-    uint32_t index;
-    if (s->free_head) {
-        index = s->free_head - 1;
-        s->free_head = (uint32_t)(*rj_reg_slot(s, index) >> 1);
-    } else {
-        if (s->used >= (UINT32_MAX >> RJ_REG_STRIPE_BITS)) {
-            rj_reg_unlock(s);
-            return UINT32_MAX; /* not registered: more than 268 million in one stripe */
-        }
-        index = s->used;
-        if (index / RJ_REG_CHUNK >= s->chunk_cap) {
-            uint32_t cap = s->chunk_cap ? s->chunk_cap * 2 : 16;
-            uintptr_t **chunks = realloc(s->chunks, cap * sizeof *chunks);
-            if (!chunks) {
-                rj_reg_unlock(s);
-                return UINT32_MAX;
-            }
-            for (uint32_t i = s->chunk_cap; i < cap; i++) chunks[i] = NULL;
-            s->chunks = chunks;
-            s->chunk_cap = cap;
-        }
-        if (!s->chunks[index / RJ_REG_CHUNK]) {
-            s->chunks[index / RJ_REG_CHUNK] = malloc(RJ_REG_CHUNK * sizeof(uintptr_t));
-            if (!s->chunks[index / RJ_REG_CHUNK]) {
-                rj_reg_unlock(s);
-                return UINT32_MAX;
-            }
-        }
-        s->used++;
+    if (rj_free == RJ_FREE_END && !(rj_mine && rj_bump < RJ_REG_CHUNK)) {
+        /* Full: take back what others removed if that is a quarter of the chunk, else
+         * another chunk. */
+        if (!(rj_mine && rj_reclaim(rj_mine, RJ_REG_CHUNK) >= RJ_REG_CHUNK / 4) && !rj_new_chunk())
+            return UINT32_MAX;
     }
-    *rj_reg_slot(s, index) = (uintptr_t)object;
-    s->count++;
-    rj_reg_unlock(s);
-    return index << RJ_REG_STRIPE_BITS | stripe;
+    uint32_t i;
+    if (rj_free != RJ_FREE_END) {
+        i = rj_free;
+        rj_free = (uint32_t)(rj_mine->slots[i] >> 2);
+    } else {
+        i = rj_bump++;
+    }
+    /* Release: a dump that reads the object reads it whole. */
+    __atomic_store_n(&rj_mine->slots[i], (uintptr_t)object, __ATOMIC_RELEASE);
+    return rj_mine->index << RJ_REG_CHUNK_BITS | i;
 }
 
 void rj_registry_remove(uint32_t handle) {
     if (handle == UINT32_MAX) return;
-    rj_reg_stripe *s = &rj_stripes[handle & (RJ_REG_STRIPES - 1)];
-    uint32_t index = handle >> RJ_REG_STRIPE_BITS;
-    rj_reg_lock(s);
-    *rj_reg_slot(s, index) = (uintptr_t)s->free_head << 1 | 1;
-    s->free_head = index + 1;
-    s->count--;
-    rj_reg_unlock(s);
+    rj_reg_chunk **table = __atomic_load_n(&rj_chunks, __ATOMIC_ACQUIRE);
+    rj_reg_chunk *c = __atomic_load_n(&table[handle >> RJ_REG_CHUNK_BITS], __ATOMIC_ACQUIRE);
+    __atomic_store_n(&c->slots[handle & (RJ_REG_CHUNK - 1)], RJ_DEAD, __ATOMIC_SEQ_CST);
+    if (__builtin_expect(__atomic_load_n(&rj_dump_active, __ATOMIC_SEQ_CST), 0)) {
+        /* A dump may be reading the object: its deinit goes on once the dump is over. */
+        while (__atomic_load_n(&rj_dump_active, __ATOMIC_ACQUIRE)) sched_yield();
+    }
 }
 
 void rj_registry_lock_all(void) {
-    for (unsigned i = 0; i < RJ_REG_STRIPES; i++) rj_reg_lock(&rj_stripes[i]);
+    pthread_mutex_lock(&rj_dump_lock);
+    __atomic_store_n(&rj_dump_active, 1, __ATOMIC_SEQ_CST);
 }
 
 void rj_registry_unlock_all(void) {
-    for (unsigned i = RJ_REG_STRIPES; i-- > 0;) rj_reg_unlock(&rj_stripes[i]);
+    __atomic_store_n(&rj_dump_active, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&rj_dump_lock);
 }
 
 size_t rj_registry_list(void **out, size_t max) {
     size_t n = 0;
-    for (unsigned i = 0; i < RJ_REG_STRIPES; i++) {
-        rj_reg_stripe *s = &rj_stripes[i];
-        for (uint32_t k = 0; k < s->used; k++) {
-            uintptr_t v = *rj_reg_slot(s, k);
-            if (v & 1) continue;
+    uint32_t chunks = __atomic_load_n(&rj_chunk_count, __ATOMIC_ACQUIRE);
+    rj_reg_chunk **table = __atomic_load_n(&rj_chunks, __ATOMIC_ACQUIRE);
+    for (uint32_t k = 0; k < chunks; k++) {
+        rj_reg_chunk *c = __atomic_load_n(&table[k], __ATOMIC_ACQUIRE);
+        for (uint32_t i = 0; i < RJ_REG_CHUNK; i++) {
+            uintptr_t v = __atomic_load_n(&c->slots[i], __ATOMIC_SEQ_CST);
+            if (v == 0 || (v & 1)) continue;
             if (n < max) out[n] = (void *)v;
             n++;
         }
@@ -131,11 +200,7 @@ size_t rj_registry_list(void **out, size_t max) {
     return n;
 }
 
-size_t rj_registry_count(void) {
-    size_t n = 0;
-    for (unsigned i = 0; i < RJ_REG_STRIPES; i++) n += __atomic_load_n(&rj_stripes[i].count, __ATOMIC_RELAXED);
-    return n;
-}
+size_t rj_registry_count(void) { return rj_registry_list(NULL, 0); }
 
 /* ---- The object a dump reads now ------------------------------------------
  * A dump holds a suspended generator by moving its state word to `running` for

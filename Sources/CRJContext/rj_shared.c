@@ -46,6 +46,7 @@ struct rj_run_stack {
     rj_coro *occupant;     /* whose frames are on it; touched by the holder only */
     rj_thread_rec *holder; /* atomic: the thread whose chain is on it, or NULL */
     unsigned depth;        /* the holder's coroutines on it, running or resuming another */
+    int dump_waiting;      /* atomic: a dump waits to read frames here; takers let it go first */
 #if RJ_VALGRIND
     unsigned valgrind_id;
 #endif
@@ -280,6 +281,8 @@ static void rj_run_take(struct rj_run_stack *r, rj_thread_rec *me) {
         r->depth++;
         return;
     }
+    /* A dump waiting for this run stack goes first: it holds none, so this wait ends. */
+    while (__atomic_load_n(&r->dump_waiting, __ATOMIC_ACQUIRE)) sched_yield();
     rj_thread_rec *none = NULL;
     if (!__atomic_compare_exchange_n(&r->holder, &none, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         rj_run_wait(r, me);
@@ -298,7 +301,8 @@ static void rj_run_give(struct rj_run_stack *r, rj_thread_rec *me) {
  * holding the run stack keeps another thread from moving them meanwhile. The dump
  * holds no run stack of its own while it waits (unless it runs on this one, in a
  * body: then nothing moves frames until it returns), so the wait is bounded by
- * the chain running there; it gives up after a few hundred yields. */
+ * the chain running there, and threads about to take the run stack let the dump
+ * go first; it gives up after 20,000 yields (a body that runs that long on it). */
 int rj_shared_hold_for_reading(rj_coro *c) {
     struct rj_run_stack *r = c->run;
     if (!r) return 0;
@@ -307,16 +311,20 @@ int rj_shared_hold_for_reading(rj_coro *c) {
         r->depth++;
         return 1;
     }
-    for (unsigned tries = 0; tries < 500; tries++) {
+    __atomic_fetch_add(&r->dump_waiting, 1, __ATOMIC_ACQ_REL);
+    int taken = 0;
+    for (unsigned tries = 0; tries < 20000 && !taken; tries++) {
         rj_thread_rec *none = NULL;
         if (__atomic_compare_exchange_n(&r->holder, &none, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
             r->depth = 1;
             me->held++;
-            return 1;
+            taken = 1;
+        } else {
+            sched_yield();
         }
-        sched_yield();
     }
-    return 0;
+    __atomic_fetch_sub(&r->dump_waiting, 1, __ATOMIC_ACQ_REL);
+    return taken;
 }
 
 void rj_shared_let_go_reading(rj_coro *c) { rj_run_give(c->run, rj_me()); }

@@ -69,7 +69,7 @@ final class ProbeTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("still running, task finished: false"), r.stdout)
         XCTAssertTrue(r.stderr.contains("RJIterator: 2 coroutines (2 suspended"), r.stderr)
         XCTAssertTrue(r.stderr.contains("rj_async task, suspended in rj_await of a callback"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("[STUCK?]"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("[STUCK? callback not called after "), r.stderr)
         XCTAssertTrue(r.stderr.contains("rj_probe.probeParseLine("), r.stderr)
         XCTAssertTrue(r.stderr.contains("made at rj_probe/main.swift:"), r.stderr)
     }

@@ -427,8 +427,8 @@ void rj_report(const char *_Nonnull msg);
 
 /* ---- Live generators and where they wait (rj_registry.c, rj_inspect.c) ----
  * What RJRuntime.dump() reads. The Swift layer adds every generator object
- * when it is made and removes it before it is destroyed; a dump holds every
- * lock of the registry while it reads the objects, so none finishes dying
+ * when it is made and removes it before it is destroyed; a removal during a
+ * dump waits for the dump's end, so no object a dump reads finishes dying
  * meanwhile. Nothing here is on the switch path but the thread id a resume
  * records. */
 
@@ -436,11 +436,13 @@ void rj_report(const char *_Nonnull msg);
  * registered, which rj_registry_remove ignores). */
 uint32_t rj_registry_add(void *_Nonnull object);
 void rj_registry_remove(uint32_t handle);
-/* The dump's side: with every lock held, rj_registry_list copies up to max of
- * the registered objects into out and returns how many there are. */
+/* The dump's side, one dump at a time: between rj_registry_lock_all and
+ * rj_registry_unlock_all, removals wait; rj_registry_list copies up to max of
+ * the registered objects into out and returns how many there are (adds go on:
+ * more may be there than rj_registry_count said a moment before). */
 void rj_registry_lock_all(void);
 void rj_registry_unlock_all(void);
-size_t rj_registry_list(void *_Nullable *_Nonnull out, size_t max);
+size_t rj_registry_list(void *_Nullable *_Nullable out, size_t max);
 size_t rj_registry_count(void);
 
 /* The object whose state word a dump holds at `running` while it reads it;

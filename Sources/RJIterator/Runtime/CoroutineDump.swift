@@ -107,6 +107,21 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
         /// An await with a timeout still ahead is not stuck.
         public let isStuck: Bool
 
+        /// Why it looks stuck, when `isStuck`: `"callback not called after 12 s"`.
+        public var hint: String? {
+            guard isStuck, let waiting else { return nil }
+            let after = waitingFor.map { " after \(CoroutineDump.seconds($0))" } ?? ""
+            switch waiting {
+            case .callback: return "callback not called" + after
+            case .promise: return "promise not settled" + after
+            case .asyncFunction: return "async function not returned" + after
+            case .all: return "not every callback called" + after
+            case .firstOf: return "no callback called" + after
+            case .timeout: return "timeout overdue: its queue does not run"
+            case .yield, .delegation: return nil
+            }
+        }
+
         /// One line: `#12 rj_async task, suspended in rj_await of a callback for 12.0 s, made at
         /// Demo/main.swift:9, thread 4242`.
         public var description: String {
@@ -115,7 +130,7 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
             text += ", made at \(file):\(line)"
             if let thread { text += state == .running ? ", thread \(thread) (this one)" : ", last ran on thread \(thread)" }
             if let stackMode { text += ", \(stackMode) stack" }
-            if isStuck { text += "  [STUCK?]" }
+            if let hint { text += "  [STUCK? \(hint)]" }
             return text
         }
 
@@ -189,7 +204,7 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
             if group.count > 1 {
                 text += "\(group.count) x \(first.kind.rawValue), \(first.state)"
                 if let waiting = first.waiting { text += " in \(waiting.kind)" }
-                if first.isStuck { text += "  [STUCK?]" }
+                if first.isStuck { text += "  [STUCK?]" }  // each line below says why
                 text += ":\n"
                 for c in group { text += "  \(c)\n" }
             } else {

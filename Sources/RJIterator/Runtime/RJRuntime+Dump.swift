@@ -10,8 +10,9 @@ import Darwin
 // How a dump reads the coroutines (docs/debugging.md has the user's side):
 //
 // - Every generator object is in a registry (rj_registry.c) from its initialiser to the first
-//   line of its `deinit`. A dump locks the whole registry while it reads the objects: one whose
-//   last reference goes meanwhile waits in its `deinit`, so no object read here is freed.
+//   line of its `deinit`. A dump announces itself before it reads the registry and until it is
+//   over: an object whose last reference goes meanwhile waits in its `deinit`, so no object read
+//   here is freed.
 // - A suspended generator is *held* while its stack is read: its state word moves
 //   `suspended -> running` with the same compare-exchange a resume uses, so no thread can resume
 //   it meanwhile, and `rj_dump_hold` tells a resume that finds it `running` to wait a moment
@@ -62,11 +63,15 @@ extension RJRuntime {
         var raws: [RawCoroutine] = []
         var delegates: [UnsafeMutableRawPointer: RawCoroutine] = [:]
         rj_registry_lock_all()
-        let capacity = rj_registry_count()
-        var objects = [UnsafeMutableRawPointer?](repeating: nil, count: capacity)
-        let total = objects.withUnsafeMutableBufferPointer { rj_registry_list($0.baseAddress!, capacity) }
-        raws.reserveCapacity(Swift.min(total, capacity))
-        for case let object? in objects.prefix(Swift.min(total, capacity)) {
+        // Objects made meanwhile may be registered between the count and the list: again then.
+        var objects: [UnsafeMutableRawPointer?] = []
+        var total = 0
+        repeat {
+            objects = [UnsafeMutableRawPointer?](repeating: nil, count: rj_registry_count() + 64)
+            total = objects.withUnsafeMutableBufferPointer { rj_registry_list($0.baseAddress!, $0.count) }
+        } while total > objects.count
+        raws.reserveCapacity(total)
+        for case let object? in objects.prefix(total) {
             raws.append(read(object, now: now, delegates: &delegates))
         }
         rj_registry_unlock_all()
@@ -190,7 +195,7 @@ extension RJRuntime {
                        + "(SIGKILL, SIGSTOP) or is not a signal number; pass one the program does not use, such as SIGUSR1")
         }
         dumpSignalThreshold.store(stuckAfter.bitPattern, ordering: .releasing)
-        if rj_dump_signal_install(signal, { writeDumpToStandardError() }) != 0 {
+        if rj_dump_signal_install(signal, { _rjWriteDumpToStandardError() }) != 0 {
             fatalError(String(cString: rj_last_error()))
         }
     }
@@ -202,7 +207,7 @@ private let dumpSignalThreshold = RJAtomic<UInt64>(Double(10).bitPattern)
 /// The dump signal's work, on the library's watcher thread; also callable from a debugger
 /// (`expr -- (void)rj_dump_to_stderr()`, docs/debugging.md).
 @_cdecl("rj_dump_to_stderr")
-public func writeDumpToStandardError() {
+public func _rjWriteDumpToStandardError() {
     let threshold = Double(bitPattern: dumpSignalThreshold.load(ordering: .acquiring))
     var text = RJRuntime.dump(stuckAfter: threshold).description
     text.withUTF8 { bytes in
@@ -213,6 +218,13 @@ public func writeDumpToStandardError() {
             offset += written
         }
     }
+}
+
+/// The dump as a C string the caller frees: for debuggers (Tools/lldb/rj_lldb.py calls it in a
+/// stopped process), which can read memory but not a Swift `String`.
+@_cdecl("rj_dump_text")
+public func _rjDumpText(stuckAfter: Double) -> UnsafeMutablePointer<CChar>? {
+    strdup(RJRuntime.dump(stuckAfter: stuckAfter).description)
 }
 
 @_silgen_name("swift_demangle")
