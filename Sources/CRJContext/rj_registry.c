@@ -144,13 +144,15 @@ static int rj_new_chunk(void) {
     return 1;
 }
 
+/* Full: take back what others removed if that is a quarter of the chunk, else another
+ * chunk. 0 if no slot can be had. Out of line: the common add stays a few instructions. */
+__attribute__((noinline)) static int rj_refill(void) {
+    return (rj_mine && rj_reclaim(rj_mine, RJ_REG_CHUNK) >= RJ_REG_CHUNK / 4) || rj_new_chunk();
+}
+
 uint32_t rj_registry_add(void *object) {
-    if (rj_free == RJ_FREE_END && !(rj_mine && rj_bump < RJ_REG_CHUNK)) {
-        /* Full: take back what others removed if that is a quarter of the chunk, else
-         * another chunk. */
-        if (!(rj_mine && rj_reclaim(rj_mine, RJ_REG_CHUNK) >= RJ_REG_CHUNK / 4) && !rj_new_chunk())
-            return UINT32_MAX;
-    }
+    if (__builtin_expect(rj_free == RJ_FREE_END && !(rj_mine && rj_bump < RJ_REG_CHUNK), 0) && !rj_refill())
+        return UINT32_MAX;
     uint32_t i;
     if (rj_free != RJ_FREE_END) {
         i = rj_free;

@@ -81,6 +81,15 @@ enum MemoryRows {
         let created = Double(now() - t0)
         let after = residentBytes()
         let alive = gens.count
+        // What a dump costs with this many suspended: each read (held, walked) and named.
+        let dumpName = "RJRuntime.dump(), per suspended generator" + (mode == .shared ? ", shared stacks" : "")
+        if bench.wanted(dumpName) {
+            let t = now()
+            let dump = RJRuntime.dump()
+            let elapsed = Double(now() - t)
+            let listed = dump.coroutines.count
+            bench.record(Row(group, dumpName, note: "\(alive) alive, \(listed) listed", nil), elapsed / Double(Swift.max(listed, 1)))
+        }
         let t1 = now()
         gens.removeAll()
         let released = Double(now() - t1)

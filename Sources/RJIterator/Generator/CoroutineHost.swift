@@ -75,14 +75,6 @@ public class _RJCoroutineHost {
     /// `suspended`; the load of this hint is not
     /// in the way of that compare-exchange, whose expected value is a constant.
     @usableFromInline final let mayBeFresh = RJAtomic<Bool>(true)
-    /// This generator's slot in the registry of live generators that `RJRuntime.dump()`
-    /// reads (Runtime/RJRuntime+Dump.swift); given back first thing in `deinit`.
-    @usableFromInline final var registryHandle: UInt32 = .max
-    /// Where the generator was made (`#fileID`, `#line` of the public initialiser's caller),
-    /// and what it is for a dump (`DumpKind`). Set before it is registered, never changed.
-    @usableFromInline final let siteLine: UInt32
-    @usableFromInline final let dumpKind: UInt8
-    @usableFromInline final let siteFile: UnsafePointer<UInt8>?
     /// The resumer's `Element?` local the body writes a yielded value into.
     @usableFromInline @exclusivity(unchecked) final var outbox: UnsafeMutableRawPointer?
     /// The resumer's `ResumeSignal<Input>?` local the body takes its signal out of.
@@ -92,6 +84,12 @@ public class _RJCoroutineHost {
     /// Set while release closes the body: `yield` then throws the exit signal without reading
     /// a typed signal, so closing needs no type information.
     @usableFromInline @exclusivity(unchecked) final var closingOnRelease = false
+    // Declared here and below, where they fill what the alignment of the next field leaves
+    // free (a class lays its fields out in declaration order): a suspended generator is
+    // mostly this object, and a larger one moves to the allocator's next size.
+    /// Where the generator was made (`#fileID`, `#line` of the public initialiser's caller),
+    /// and what it is for a dump (`DumpKind`). Set before it is registered, never changed.
+    @usableFromInline final let siteLine: UInt32
     @usableFromInline @exclusivity(unchecked) final var keptCompletion = ErasedCompletion.none
     /// The value of a `return(_:)` on its way to the body's `yield` (see `takeExit`).
     @usableFromInline @exclusivity(unchecked) final var pendingReturn: PendingReturn?
@@ -104,6 +102,10 @@ public class _RJCoroutineHost {
     /// lets that layer find its object without a dynamic cast.
     @usableFromInline @exclusivity(unchecked) final var clientKind: UInt8 = 0
     @usableFromInline @exclusivity(unchecked) final var releasePolicy = ReleasePolicy.close
+    @usableFromInline final let dumpKind: UInt8
+    /// This generator's slot in the registry of live generators that `RJRuntime.dump()`
+    /// reads (Runtime/RJRuntime+Dump.swift); given back first thing in `deinit`.
+    @usableFromInline @exclusivity(unchecked) final var registryHandle: UInt32 = .max
     /// While the body is suspended in `yieldAll`: the generator it delegates to, which it
     /// owns (Generator+Delegation.swift). Unretained: the body's `yieldAll` frame holds it.
     @usableFromInline @exclusivity(unchecked) final var delegate: Unmanaged<_RJCoroutineHost>?
@@ -112,6 +114,7 @@ public class _RJCoroutineHost {
     /// The deepest generator of this one's chain of delegates, as the last resume left it;
     /// `nil` when it must be looked up again.
     @usableFromInline @exclusivity(unchecked) final var deepestDelegate: Unmanaged<_RJCoroutineHost>?
+    @usableFromInline final let siteFile: UnsafePointer<UInt8>?
 
     @inlinable init(main: @escaping (UnsafeMutableRawPointer) -> Void, kind: DumpKind, file: StaticString, line: UInt) {
         self.main = main

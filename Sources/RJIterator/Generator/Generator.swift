@@ -51,12 +51,14 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     @inlinable
     init(checkedStackSize stackSize: Int, stackMode: StackMode? = nil, kind: DumpKind = .generator,
          file: StaticString, line: UInt, body: @escaping (Yielder<Element, Input>) throws -> Return) {
-        // Read first: an opaque call between storing `body` and the end of the initialiser makes
-        // the optimiser keep a retain and a release of the closure's context around it.
+        // Read first, and `body` consumed (its lifetime ends where it is stored): an opaque call
+        // between storing `body` and the end of the initialiser (the registration in
+        // `super.init`) otherwise makes the optimiser keep a retain and a release of the
+        // closure's context around it.
         self.backend = rj_default_backend()
         self.stackMode = stackMode?.cValue ?? (stackSize != 0 ? RJ_STACK_DEDICATED : rj_default_stack_mode())
         self.stackSize = stackSize
-        self.body = body
+        self.body = consume body
         // No strong reference to the generator may live on its own stack, or a suspended
         // generator could never be released: go through Unmanaged, never through a cast that
         // hands back an owned reference.
