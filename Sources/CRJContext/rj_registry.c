@@ -210,7 +210,7 @@ size_t rj_registry_count(void) { return rj_registry_list(NULL, 0); }
  * before it reports the generator busy: if a dump holds it, it waits a moment
  * and looks again. */
 
-static const void *rj_dump_held;
+const void *rj_dump_held;
 
 void rj_dump_hold(const void *object) { __atomic_store_n(&rj_dump_held, object, __ATOMIC_SEQ_CST); }
 

@@ -145,11 +145,18 @@ final class DumpTests: XCTestCase {
         XCTAssertTrue(text.contains("made at \(file):\(stuckLine)"), text)
         XCTAssertTrue(text.contains("[STUCK? callback not called after "), text)
 
+        // The same, for one object the caller holds.
+        XCTAssertTrue(stuck.debugDescription.contains("rj_async task, suspended in rj_await of a callback"), stuck.debugDescription)
+        XCTAssertTrue(seed.debugDescription.contains("RJIterator, suspended in yield, made at \(file):\(seedLine)"),
+                      seed.debugDescription)
+        XCTAssertTrue(asyncGen.debugDescription.contains("AsyncGenerator, created (not started)"), asyncGen.debugDescription)
+
         keeper.callAll()
         pending.fulfill(1)
         let deadline = Date().addingTimeInterval(10)
         while ![stuck, timed, onPromise, both].allSatisfy(\.isFinished) && Date() < deadline { usleep(1000) }
         XCTAssertTrue([stuck, timed, onPromise, both].allSatisfy(\.isFinished))
+        XCTAssertEqual(stuck.debugDescription, "rj_async task, finished")
         withExtendedLifetime(asyncGen) {}
     }
 

@@ -451,6 +451,12 @@ size_t rj_registry_count(void);
 void rj_dump_hold(const void *_Nonnull object);
 void rj_dump_let_go(void);
 int rj_dump_holds(const void *_Nonnull object);
+/* Whether a dump holds object now, without waiting: one load, for the paths that check it
+ * inline. */
+extern const void *_Nullable rj_dump_held;
+static inline int rj_dump_holds_now(const void *_Nonnull object) {
+    return __atomic_load_n(&rj_dump_held, __ATOMIC_SEQ_CST) == object;
+}
 
 /* Where suspended c is: the return addresses of its frames, innermost first
  * (at most max; 0 if it runs, has ended, never ran or cannot be read now). The

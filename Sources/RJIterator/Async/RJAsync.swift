@@ -283,6 +283,9 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
 
     // MARK: rj_await's side
 
+    /// The generator the body runs on, until it has ended.
+    final var currentCore: _RJCoroutineHost? { lock.withLock { core } }
+
     override final func suspend(awaiting generation: UInt64) -> RJResult {
         if awaits.hasEarlyResult(generation) {
             waitEnds()

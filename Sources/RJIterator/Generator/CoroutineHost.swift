@@ -225,9 +225,14 @@ extension _RJCoroutineHost {
             switch seen {
             case .running:
                 // A dump may hold it while it reads its stack (`RJRuntime.dump()`): then look
-                // again once it has let go. Off the path of a resume that succeeds.
-                if rj_dump_holds(Unmanaged.passUnretained(self).toOpaque()) != 0
-                    || stateWord.load(ordering: .acquiring) != .running { continue }
+                // again once it has let go. One load, off the path of every resume that succeeds.
+                if rj_dump_holds_now(Unmanaged.passUnretained(self).toOpaque()) != 0 {
+                    waitForDump()
+                    continue
+                }
+                // The dump let go between the exchange and that load: it stored `suspended`
+                // first, so this load sees it.
+                if stateWord.load(ordering: .acquiring) != .running { continue }
                 return .running
             case .completed:
                 return .completed
@@ -240,6 +245,12 @@ extension _RJCoroutineHost {
             }
             // Another thread moved it meanwhile; look again.
         }
+    }
+
+    /// Lets the dump that holds this generator go on (it lets go once it has read the stack).
+    @usableFromInline @inline(never)
+    final func waitForDump() {
+        _ = rj_dump_holds(Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Keeps how the body ended; called once, when it ends. The field still holds `.none`, a
