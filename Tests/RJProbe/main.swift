@@ -170,6 +170,11 @@ case "workout":
         _ = try! suspended.next()
         let seed = RJIterator { rj_yield("a"); return "b" }
         _ = seed.next()
+        // A dump reads the suspended ones' stacks (their saved contexts, their frame chains).
+        let dump = RJRuntime.dump()
+        if !dump.coroutines.contains(where: { $0.state == .suspended && !$0.frames.isEmpty }) {
+            say("workout: the dump read no suspended stack")
+        }
         _ = seed.next()
     }
     RJRuntime.useUContextBackend(false)

@@ -234,6 +234,22 @@ private func _swiftDemangle(_ mangled: UnsafePointer<CChar>?, _ length: Int, _ o
 /// Names of return addresses, looked up once per address of a dump.
 private struct SymbolCache {
     var frames: [UInt: CoroutineDump.Frame] = [:]
+    /// Per return address: 0, a frame of the body; 1, the library's; 2, a compiler thunk.
+    var roles: [UInt: UInt8] = [:]
+
+    /// What the frame at `pc` is (see `roles`), decided once per address of a dump.
+    mutating func role(_ pc: UInt, first: Bool) -> (CoroutineDump.Frame, UInt8) {
+        let f = frame(pc, first: first)
+        if let known = roles[pc] { return (f, known) }
+        let role: UInt8
+        if ["partial apply forwarder for ", "reabstraction thunk", "thunk for "].contains(where: { f.symbol?.hasPrefix($0) ?? false }) {
+            role = 2
+        } else {
+            role = SymbolCache.isMachinery(f) ? 1 : 0
+        }
+        roles[pc] = role
+        return (f, role)
+    }
 
     mutating func frame(_ pc: UInt, first: Bool) -> CoroutineDump.Frame {
         // A return address is the instruction after the call: look up the call itself.
@@ -292,13 +308,12 @@ private struct SymbolCache {
     }
 
     mutating func coroutine(from raw: RawCoroutine, stuckAfter: Double) -> CoroutineDump.Coroutine {
-        var frames = raw.pcs.enumerated().map { frame($0.element, first: $0.offset == 0) }.filter { frame in
-            // Compiler-made thunks around a closure say nothing the closure's frame does not.
-            !["partial apply forwarder for ", "reabstraction thunk", "thunk for "].contains { frame.symbol?.hasPrefix($0) ?? false }
-        }
-        // The body's own frames: the library's above (the yield path) and below (the entry) go.
-        while let first = frames.first, SymbolCache.isMachinery(first) { frames.removeFirst() }
-        while let last = frames.last, SymbolCache.isMachinery(last) || last.symbol == nil { frames.removeLast() }
+        // Compiler-made thunks around a closure say nothing the closure's frame does not; the
+        // library's frames above the body's (the yield path) and below them (the entry) go.
+        var roled = raw.pcs.enumerated().map { role($0.element, first: $0.offset == 0) }.filter { $0.1 != 2 }
+        while let first = roled.first, first.1 == 1 { roled.removeFirst() }
+        while let last = roled.last, last.1 == 1 || last.0.symbol == nil { roled.removeLast() }
+        let frames = roled.map(\.0)
         let awaiting: Bool
         switch raw.waiting {
         case .none, .yield?, .delegation?: awaiting = false
