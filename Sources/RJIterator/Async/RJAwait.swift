@@ -2,7 +2,7 @@ import Foundation
 import RJLocks
 import RJPromises
 
-/// Waits, inside an ``rj_async(on:_:)`` body, for an asynchronous task to call its callback,
+/// Waits, inside an ``rj_async(on:file:line:_:)`` body, for an asynchronous task to call its callback,
 /// without blocking the body's queue; returns the callback's value and error.
 ///
 /// - Outside an `rj_async` body it returns at once with ``RJAsyncError/notInAsync``.

@@ -4,7 +4,7 @@ import RJLocks
 
 /// A stackful generator whose body may also wait for asynchronous work: it `yield`s values
 /// (from any depth of calls) and, between them, `rj_await`s callbacks, promises and Swift
-/// `async` functions exactly as an ``rj_async(on:_:)`` body does. It is consumed from Swift
+/// `async` functions exactly as an ``rj_async(on:file:line:_:)`` body does. It is consumed from Swift
 /// concurrency (`try await gen.next()`, `for try await x in gen`) and from `rj_async` bodies
 /// and other async generators' bodies (``rj_await(nextOf:)``), with no Swift task in between.
 ///
