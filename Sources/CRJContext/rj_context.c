@@ -24,9 +24,15 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#if defined(__linux__)
+#  include <sys/syscall.h>
+#endif
+#if RJ_ASAN || defined(__APPLE__)
+#  include <pthread.h>
+#endif
 #if RJ_ASAN
 #  include <dlfcn.h>
-#  include <pthread.h>
 #endif
 
 _Thread_local rj_coro *rj_current;
@@ -39,6 +45,18 @@ __attribute__((noinline)) rj_coro *rj_coro_current(void) { return rj_current; }
 /* 0 until this thread first resumes a coroutine; then its thread id (gettid),
  * which every resume records in the coroutine (what a dump says ran it last). */
 _Thread_local int rj_thread_prepared;
+
+int rj_os_thread_id(void) {
+#if defined(__linux__)
+    return (int)syscall(SYS_gettid);
+#elif defined(__APPLE__)
+    uint64_t tid = 0;
+    pthread_threadid_np(NULL, &tid);
+    return (int)tid;
+#else
+    return 1;
+#endif
+}
 
 void rj_prepare_thread(void) {
     rj_thread_prepared = rj_os_thread_id();

@@ -39,20 +39,7 @@
 #if defined(__linux__)
 #  include <elf.h>
 #  include <link.h>
-#  include <sys/syscall.h>
 #endif
-
-int rj_os_thread_id(void) {
-#if defined(__linux__)
-    return (int)syscall(SYS_gettid);
-#elif defined(__APPLE__)
-    uint64_t tid = 0;
-    pthread_threadid_np(NULL, &tid);
-    return (int)tid;
-#else
-    return 1;
-#endif
-}
 
 int rj_current_thread_id(void) {
     if (!rj_thread_prepared) rj_prepare_thread();
