@@ -19,6 +19,12 @@ enum DumpKind: UInt8 {
 /// ```
 public struct CoroutineDump: Sendable, CustomStringConvertible {
     /// One live coroutine.
+    ///
+    /// ```swift
+    /// for c in RJRuntime.dump().coroutines where c.isStuck {
+    ///     print(c.kind, c.file, c.line, c.hint ?? "", c.frames.first?.symbol ?? "?")
+    /// }
+    /// ```
     public struct Coroutine: Sendable, CustomStringConvertible {
         /// The API it was made with.
         public enum Kind: String, Sendable {
@@ -29,6 +35,10 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
         }
 
         /// What a suspended coroutine waits for.
+        ///
+        /// ```swift
+        /// if case .timeout(let left)? = coroutine.waiting { print("times out in \(left) s") }
+        /// ```
         public enum Waiting: Sendable, Equatable, CustomStringConvertible {
             /// In `yield`: for its consumer's next `next` (a generator's body, or an async
             /// generator's between requests).
@@ -150,6 +160,10 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
     }
 
     /// A frame of a suspended coroutine's stack.
+    ///
+    /// ```swift
+    /// let names = coroutine.frames.compactMap(\.symbol)   // innermost first
+    /// ```
     public struct Frame: Sendable, Hashable, CustomStringConvertible {
         /// The return address (the first frame: the resume address).
         public let address: UInt
