@@ -175,7 +175,10 @@ extension RJRuntime {
     /// holds a reference to, read the same way as in a dump.
     static func inspect(_ host: _RJCoroutineHost) -> CoroutineDump.Coroutine {
         var delegates: [UnsafeMutableRawPointer: RawCoroutine] = [:]
+        // One reader at a time: a resume asks whether *the* dump holds its generator.
+        rj_registry_lock_all()
         let raw = read(Unmanaged.passUnretained(host).toOpaque(), now: rj_monotonic_ns(), delegates: &delegates)
+        rj_registry_unlock_all()
         var names = SymbolCache()
         return names.coroutine(from: raw, stuckAfter: .infinity)
     }
