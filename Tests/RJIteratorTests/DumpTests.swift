@@ -5,12 +5,24 @@ import XCTest
 
 @testable import RJIterator
 
-// The body's functions: never inlined, each different, so that each is a frame of its own in
-// every build.
-@inline(never) func dumpLevelC(_ y: Yielder<Int, Void>, _ n: Int) throws { try y.yield(n &* 3) }
-@inline(never) func dumpLevelB(_ y: Yielder<Int, Void>, _ n: Int) throws { try dumpLevelC(y, n &+ 1); _ = n &* 7 }
-@inline(never) func dumpLevelA(_ y: Yielder<Int, Void>, _ n: Int) throws { try dumpLevelB(y, n &+ 2); _ = n &* 11 }
-@inline(never) func dumpWaitsForCallback(_ kept: CallbackKeeper) -> RJResult { rj_await { done in kept.keep(done) } }
+// The body's functions: never inlined, each different, and each with work after its call (a
+// call in tail position leaves no frame in an optimised build), so that each is a frame of its
+// own in every build.
+@inline(never) func dumpSink(_ n: Int) { if n == Int.min { print(n) } }
+@inline(never) func dumpLevelC(_ y: Yielder<Int, Void>, _ n: Int) throws { try y.yield(n &* 3); dumpSink(n &* 5) }
+@inline(never) func dumpLevelB(_ y: Yielder<Int, Void>, _ n: Int) throws { try dumpLevelC(y, n &+ 1); dumpSink(n &* 7) }
+@inline(never) func dumpLevelA(_ y: Yielder<Int, Void>, _ n: Int) throws { try dumpLevelB(y, n &+ 2); dumpSink(n &* 11) }
+@inline(never) func dumpWaitsForCallback(_ kept: CallbackKeeper) -> RJResult {
+    let r = rj_await { done in kept.keep(done) }
+    dumpSink(r.value == nil ? 1 : 2)
+    return r
+}
+/// Generators of one closure: with an optimised build, a closure made for each constant would
+/// be a function of its own, and the stacks would differ. The creation site is the caller's,
+/// passed on as a helper of a user's would.
+@inline(never) func dumpLevelGenerator(_ i: Int, file: StaticString = #fileID, line: UInt = #line) -> Generator<Int, Void, Void> {
+    Generator<Int, Void, Void>(file: file, line: line) { y in try dumpLevelA(y, i) }
+}
 @inline(never) func dumpCountingBody(_ y: Yielder<Int, Void>) throws {
     var n = 0
     while true {
@@ -60,7 +72,7 @@ final class DumpTests: XCTestCase {
     func testADumpShowsEachCoroutineWhereItIsSuspended() throws {
         try onBothBackends {
             let gensLine = #line + 1
-            let gens = (0..<3).map { i in Generator<Int, Void, Void> { y in try dumpLevelA(y, i) } }
+            let gens = (0..<3).map { dumpLevelGenerator($0) }
             let createdLine = #line + 1
             let created = Generator<Int, Void, Void> { y in try y.yield(0) }
             let completedLine = #line + 1
