@@ -176,12 +176,12 @@ void rj_registry_remove(uint32_t handle) {
     }
 }
 
-void rj_registry_lock_all(void) {
+void rj_registry_begin_dump(void) {
     pthread_mutex_lock(&rj_dump_lock);
     __atomic_store_n(&rj_dump_active, 1, __ATOMIC_SEQ_CST);
 }
 
-void rj_registry_unlock_all(void) {
+void rj_registry_end_dump(void) {
     __atomic_store_n(&rj_dump_active, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&rj_dump_lock);
 }

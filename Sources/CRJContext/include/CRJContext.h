@@ -436,12 +436,12 @@ void rj_report(const char *_Nonnull msg);
  * registered, which rj_registry_remove ignores). */
 uint32_t rj_registry_add(void *_Nonnull object);
 void rj_registry_remove(uint32_t handle);
-/* The dump's side, one dump at a time: between rj_registry_lock_all and
- * rj_registry_unlock_all, removals wait; rj_registry_list copies up to max of
+/* The dump's side, one dump at a time: between rj_registry_begin_dump and
+ * rj_registry_end_dump, removals wait; rj_registry_list copies up to max of
  * the registered objects into out and returns how many there are (adds go on:
  * more may be there than rj_registry_count said a moment before). */
-void rj_registry_lock_all(void);
-void rj_registry_unlock_all(void);
+void rj_registry_begin_dump(void);
+void rj_registry_end_dump(void);
 size_t rj_registry_list(void *_Nullable *_Nullable out, size_t max);
 size_t rj_registry_count(void);
 

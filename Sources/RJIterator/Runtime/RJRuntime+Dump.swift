@@ -62,7 +62,7 @@ extension RJRuntime {
         let now = rj_monotonic_ns()
         var raws: [RawCoroutine] = []
         var delegates: [UnsafeMutableRawPointer: RawCoroutine] = [:]
-        rj_registry_lock_all()
+        rj_registry_begin_dump()
         // Objects made meanwhile may be registered between the count and the list: again then.
         var objects: [UnsafeMutableRawPointer?] = []
         var total = 0
@@ -74,7 +74,7 @@ extension RJRuntime {
         for case let object? in objects.prefix(total) {
             raws.append(read(object, now: now, delegates: &delegates))
         }
-        rj_registry_unlock_all()
+        rj_registry_end_dump()
         // A delegate was read with the generator that delegates to it, which held it.
         for i in raws.indices {
             if let delegate = delegates[raws[i].object] { raws[i] = delegate }
@@ -176,9 +176,9 @@ extension RJRuntime {
     static func inspect(_ host: _RJCoroutineHost) -> CoroutineDump.Coroutine {
         var delegates: [UnsafeMutableRawPointer: RawCoroutine] = [:]
         // One reader at a time: a resume asks whether *the* dump holds its generator.
-        rj_registry_lock_all()
+        rj_registry_begin_dump()
         let raw = read(Unmanaged.passUnretained(host).toOpaque(), now: rj_monotonic_ns(), delegates: &delegates)
-        rj_registry_unlock_all()
+        rj_registry_end_dump()
         var names = SymbolCache()
         return names.coroutine(from: raw, stuckAfter: .infinity)
     }
