@@ -141,7 +141,7 @@ public class _RJCoroutineHost {
     public final var state: GeneratorState {
         let state = stateWord.load(ordering: .acquiring)
         // A dump reading a suspended generator holds it at `running` for a moment.
-        if state == .running, rj_dump_holds(Unmanaged.passUnretained(self).toOpaque()) != 0 { return .suspended }
+        if state == .running, rj_dump_holds_now(Unmanaged.passUnretained(self).toOpaque()) != 0 { return .suspended }
         return state
     }
 

@@ -24,10 +24,19 @@ import Darwin
 
 /// What was read of one generator while the registry was held.
 private struct RawCoroutine {
+    /// What every generator says of itself, whatever its state: set before it was registered.
+    init(_ host: _RJCoroutineHost, at object: UnsafeMutableRawPointer, state: GeneratorState) {
+        self.object = object
+        kind = DumpKind(rawValue: host.dumpKind) ?? .generator
+        file = host.siteFile.map { String(cString: $0) } ?? "?"
+        line = Int(host.siteLine)
+        self.state = state
+    }
+
     let object: UnsafeMutableRawPointer
-    var kind: DumpKind
-    var file: String
-    var line: Int
+    let kind: DumpKind
+    let file: String
+    let line: Int
     var state: GeneratorState
     var id: UInt64?
     var shared: Bool?
@@ -88,10 +97,7 @@ extension RJRuntime {
     fileprivate static func read(_ object: UnsafeMutableRawPointer, now: UInt64,
                                  delegates: inout [UnsafeMutableRawPointer: RawCoroutine]) -> RawCoroutine {
         Unmanaged<_RJCoroutineHost>.fromOpaque(object)._withUnsafeGuaranteedRef { host in
-            var raw = RawCoroutine(
-                object: object, kind: DumpKind(rawValue: host.dumpKind) ?? .generator,
-                file: host.siteFile.map { String(cString: $0) } ?? "?", line: Int(host.siteLine),
-                state: host.stateWord.load(ordering: .acquiring))
+            var raw = RawCoroutine(host, at: object, state: host.stateWord.load(ordering: .acquiring))
             switch raw.state {
             case .running:
                 if let current = rj_coro_current(), rj_coro_owner(current) == object {
@@ -126,10 +132,7 @@ extension RJRuntime {
             while let delegate = next, hops < 10_000 {
                 hops += 1
                 next = delegate._withUnsafeGuaranteedRef { inner in
-                    var innerRaw = RawCoroutine(
-                        object: delegate.toOpaque(), kind: DumpKind(rawValue: inner.dumpKind) ?? .generator,
-                        file: inner.siteFile.map { String(cString: $0) } ?? "?", line: Int(inner.siteLine),
-                        state: .suspended)
+                    var innerRaw = RawCoroutine(inner, at: delegate.toOpaque(), state: .suspended)
                     readSuspended(inner, into: &innerRaw, now: now)
                     innerRaw.delegatedFrom = outer
                     outer = innerRaw.id

@@ -3,7 +3,7 @@ import CRJContext
 /// Where a generator's frames live while it is suspended.
 ///
 /// - `dedicated`: a stack of its own (256 KiB of address space, committed page by page; a
-///   suspended shallow generator keeps about 4 KiB). Resumes switch in a few nanoseconds.
+///   suspended shallow generator keeps a page of it and the objects). Resumes switch in a few nanoseconds.
 /// - `shared`: one of a few run stacks shared with other generators. While another
 ///   generator's frames are on it, this one's wait in a heap block the size of what they use
 ///   (a few hundred bytes for a shallow body), and are copied back before it runs. Millions
