@@ -19,16 +19,8 @@ public class _RJAwaitHost: @unchecked Sendable {
     /// Written by `cancel`, read without a lock by every `rj_await`, which checks it before it
     /// starts anything.
     @usableFromInline let cancelled = RJAtomic<Bool>(false)
-    // What the body waits on, for `RJRuntime.dump()`: written by the body before it suspends
-    // and cleared after it resumes; the dump reads them only while it holds the suspended
-    // generator (its compare-exchange orders them), so they need no lock.
-    /// The kind of the await (`AwaitKind`), 0 when none is in progress.
-    @usableFromInline @exclusivity(unchecked) final var waitKind: UInt8 = 0
-    /// How many pieces of work an `rj_await(all:)` or `rj_await(firstOf:)` waits for.
-    @usableFromInline @exclusivity(unchecked) final var waitCount = 0
-    /// When the body suspended (`rj_monotonic_ns`), and a timeout's deadline (0: none).
-    @usableFromInline @exclusivity(unchecked) final var waitSince: UInt64 = 0
-    @usableFromInline @exclusivity(unchecked) final var waitDeadline: UInt64 = 0
+    /// What the body waits on, for `RJRuntime.dump()` (Runtime/CoroutineRecord.swift).
+    @usableFromInline @exclusivity(unchecked) final var wait = AwaitRecord()
 
     @usableFromInline
     init(queue: DispatchQueue) {
@@ -42,29 +34,6 @@ public class _RJAwaitHost: @unchecked Sendable {
     /// if task.isCancelled { print("cancelled") }
     /// ```
     public final var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
-
-    /// Says what the coming await waits on; the outermost call says it (`rj_await(all:)` is
-    /// an `rj_await` of one callback inside).
-    @usableFromInline
-    final func noteWait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil) {
-        if waitKind != 0 { return }
-        waitKind = kind.rawValue
-        waitCount = count
-        waitDeadline = timeout.map { rj_monotonic_ns() &+ UInt64(max(0, min($0, 1e9)) * 1e9) } ?? 0
-    }
-
-    /// Stamps the start of a suspension (the await did not complete at once).
-    @usableFromInline
-    final func waitBegins() {
-        waitSince = rj_monotonic_ns()
-    }
-
-    /// The await is over: it completed at once or the body was resumed.
-    @usableFromInline
-    final func waitEnds() {
-        waitKind = 0
-        waitDeadline = 0
-    }
 
     /// What an await gives once the host is cancelled.
     @usableFromInline var cancellationError: any Error { RJAsyncError.cancelled }
@@ -101,9 +70,3 @@ public class _RJAwaitHost: @unchecked Sendable {
 
 /// The `clientKind` of a generator whose client is an `_RJAwaitHost`.
 let awaitHostClientKind: UInt8 = 1
-
-/// What an `rj_await` waits on, as a dump reports it.
-@usableFromInline
-enum AwaitKind: UInt8 {
-    case callback = 1, promise, timeout, asyncFunction, all, firstOf
-}

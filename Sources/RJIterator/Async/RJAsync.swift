@@ -149,7 +149,7 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
             guard let core = consume found else { return finish() }
             let step: GeneratorStep<UInt64, Void>
             do {
-                step = try core.nextStep(input)
+                step = try core.next(input)
             } catch {
                 // The body threw: that ends it, and the error is the task's.
                 _ = consume core
@@ -288,11 +288,11 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
 
     override final func suspend(awaiting generation: UInt64) -> RJResult {
         if awaits.hasEarlyResult(generation) {
-            waitEnds()
+            wait.ended()
             return awaits.takeResult()
         }
-        waitBegins()
-        defer { waitEnds() }
+        wait.began()
+        defer { wait.ended() }
         guard let core = lock.withLock({ self.core }) else {
             return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
         }

@@ -28,7 +28,7 @@ public func rj_await(_ task: RJAsyncClosure) -> RJResult {
     guard let current = _RJAwaitHost.currentUnretained else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     return current._withUnsafeGuaranteedRef { current in
         if current.isCancelled { return RJResult(value: nil, error: current.cancellationError) }
-        current.noteWait(.callback)
+        current.wait.note(.callback)
         let generation = current.awaits.begin()
         start(task, completing: current.awaits, generation)
         return current.suspend(awaiting: generation)
@@ -99,7 +99,7 @@ func awaitingTaskState() -> AwaitingTaskState {
 @usableFromInline
 func awaitPending<T>(_ promise: Promise<T>) -> RJResult {
     guard let current = _RJAwaitHost.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
-    current.noteWait(.promise)
+    current.wait.note(.promise)
     let slot = current.awaits
     let generation = slot.begin()
     slot.setOnCancel({ promise.cancel() }, for: generation)
@@ -129,7 +129,7 @@ public func rj_await(value: Any?) -> RJResult {
 public func rj_await(_ task: RJAsyncClosure, timeout: Double) -> RJResult {
     guard let current = _RJAwaitHost.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     if current.isCancelled { return RJResult(value: nil, error: current.cancellationError) }
-    current.noteWait(.timeout, timeout: timeout)
+    current.wait.note(.timeout, timeout: timeout)
     let slot = current.awaits
     let generation = slot.begin()
     // Ignored once the await completed another way: the generation has moved on.
@@ -148,8 +148,8 @@ public func rj_await(_ task: RJAsyncClosure, timeout: Double) -> RJResult {
 public func rj_await(all tasks: [RJAsyncClosure]) -> [RJResult] {
     if tasks.isEmpty { return [] }
     let host = _RJAwaitHost.current
-    host?.noteWait(.all, count: tasks.count)
-    defer { host?.waitEnds() }
+    host?.wait.note(.all, count: tasks.count)
+    defer { host?.wait.ended() }
     let results = Collector(count: tasks.count)
     let combined: RJAsyncClosure = { callback in
         for (index, task) in tasks.enumerated() {
@@ -174,8 +174,8 @@ public func rj_await(all tasks: [RJAsyncClosure]) -> [RJResult] {
 public func rj_await(firstOf tasks: [RJAsyncClosure]) -> (index: Int?, result: RJResult) {
     if tasks.isEmpty { return (nil, RJResult(value: nil, error: RJAsyncError.noTasks)) }
     let host = _RJAwaitHost.current
-    host?.noteWait(.firstOf, count: tasks.count)
-    defer { host?.waitEnds() }
+    host?.wait.note(.firstOf, count: tasks.count)
+    defer { host?.wait.ended() }
     let winner = Collector(count: 1)
     let combined: RJAsyncClosure = { callback in
         for (index, task) in tasks.enumerated() {
@@ -301,7 +301,7 @@ public func rj_awaitValue<T>(_ task: @Sendable (@escaping @Sendable (T) -> Void)
 public func rj_awaitValue<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
     guard let current = _RJAwaitHost.current else { throw RJAsyncError.notInAsync }
     if current.isCancelled { throw current.cancellationError }
-    current.noteWait(.asyncFunction)
+    current.wait.note(.asyncFunction)
     let slot = current.awaits
     let generation = slot.begin()
     let swiftTask = Task {

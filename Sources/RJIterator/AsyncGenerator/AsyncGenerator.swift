@@ -285,11 +285,11 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         do {
             let step: GeneratorStep<AsyncEvent<Element>, Return>
             switch operation {
-            case .next(let input): step = try core.nextStep(.input(input))
-            case .returning(let value): step = try core.step(.returning(value))
-            case .throwing(let error): step = try core.step(.throwing(error))
-            case .start: step = try core.step(.start)
-            case .close: step = try core.step(.close)
+            case .next(let input): step = try core.perform(.next(.input(input)))
+            case .returning(let value): step = try core.perform(.returning(value))
+            case .throwing(let error): step = try core.perform(.throwing(error))
+            case .start: step = try core.perform(.delegate)
+            case .close: step = try core.perform(.close)
             }
             return Self.served(step)
         } catch {
@@ -302,7 +302,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     func serve(afterAwait result: RJResult) -> AsyncServed<Element, Return> {
         do {
             awaitResult = result
-            return Self.served(try core.nextStep(.awaited))
+            return Self.served(try core.perform(.next(.awaited)))
         } catch {
             return .answered(.failure(error))
         }
@@ -546,7 +546,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
             case .throwing(let error): throw error
             case .next, .start, .close:
                 if let value = core.returnedValue { return .returned(value) }
-                if case .threw(let error) = core.keptCompletion { throw error }
+                if case .threw(let error) = core.machine.outcome { throw error }
                 throw GeneratorError.closed
             }
         }
@@ -674,11 +674,11 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     @inlinable
     func suspendSpecialised(awaiting generation: UInt64) -> RJResult {
         if awaits.hasEarlyResult(generation) {
-            waitEnds()
+            wait.ended()
             return awaits.takeResult()
         }
-        waitBegins()
-        defer { waitEnds() }
+        wait.began()
+        defer { wait.ended() }
         // While the body waits nothing else may hold the generator: this frame keeps it, and
         // the coroutine and stack it owns, alive until the resume.
         let keptAlive = Unmanaged.passRetained(self)

@@ -76,13 +76,13 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     public func yieldAll<R>(_ inner: Generator<Element, Input, R>) throws -> R {
         try delegate { operation in
             switch operation {
-            case .start: return try inner.step(.start)
-            case .next(let input): return try inner.nextStep(input)
-            case .throwing(let error): return try inner.step(.throwing(error))
+            case .start: return try inner.perform(.delegate)
+            case .next(let input): return try inner.perform(.next(input))
+            case .throwing(let error): return try inner.perform(.throwing(error))
             case .returning(let pending):
-                if pending.type == R.self { return try inner.step(.returning(pending.value as! R)) }
-                return try inner.step(.close)
-            case .close: return try inner.step(.close)
+                if pending.type == R.self { return try inner.perform(.returning(pending.value as! R)) }
+                return try inner.perform(.close)
+            case .close: return try inner.perform(.close)
             }
         }
     }

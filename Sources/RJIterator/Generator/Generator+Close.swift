@@ -24,28 +24,16 @@ extension Generator {
     /// ```
     @inlinable
     public func close() throws {
-        switch acquire() {
-        case .created:
-            releaseBody()
-            _ = try? finish(.closed)
-        case .suspended:
+        switch machine.begin(GeneratorOperation<Input, Return>.close, object: object) {
+        case .reportOutcome:
+            // Completed before: left as it is.
+            return
+        case let action:
             do {
-                if case .yielded = try stepSuspended(.close) { throw GeneratorError.ignoredClose }
-            } catch GeneratorError.closed where isClosedByThisClose {
+                if case .yielded = try carryOut(action) { throw GeneratorError.ignoredClose }
+            } catch GeneratorError.closed where machine.endedByClose {
                 // The exit signal went through every cleanup: closed, as asked.
             }
-        case .running:
-            throw GeneratorError.alreadyRunning
-        case .completed:
-            return
         }
-    }
-
-    /// Whether the generator completed by being closed (not by a body that threw
-    /// `GeneratorError.closed` itself, which `close()` passes on).
-    @inlinable
-    var isClosedByThisClose: Bool {
-        if case .closed = keptCompletion { return true }
-        return false
     }
 }

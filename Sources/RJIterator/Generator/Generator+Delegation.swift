@@ -1,14 +1,14 @@
 import CRJContext
 import RJLocks
 
-// Delegation (`yieldAll`, ES6 `yield*`, Python `yield from`) without a switch per level.
+// Delegation between generators (`Yielder.yieldAll`) without a switch per level.
 //
 // A body that delegates to `inner` takes `inner`'s state word (`running`) and keeps it for
 // the whole delegation: `inner` is owned by the delegating generator, and nobody else can
 // resume it meanwhile. The body records the link (`delegate` / `delegator`) and suspends
 // once, handing out `inner`'s first value. From then on, a `next` on the delegating
 // generator does not switch into its body: it switches straight into the deepest generator
-// of the chain (`resumeDelegate`), whose yielded value goes straight to the caller. So a
+// of the chain (`resumeChain`), whose yielded value goes straight to the caller. So a
 // value costs one round trip whatever the depth of the chain of `yieldAll`s, where a body
 // that forwarded each value itself would cost one per level.
 //
@@ -16,36 +16,13 @@ import RJLocks
 // `yieldAll` reads the outcome and the body goes on, or yields, or delegates anew, or
 // completes in its turn (and its own delegator runs). `throw`, `return` and `close` go
 // through the delegating body, which forwards them to `inner`, one level at a time: they
-// are rare, and their semantics (ES6's `yield*`) are decided there, in `delegate(to:)`.
+// are rare, and their semantics (ES6's `yield*`) are decided in the delegation loop
+// (Delegation.swift), which the async yielder shares.
 //
 // All of a chain is touched by one thread at a time: the one that holds the outermost
 // generator's `running` state. The delegates' own state words stay `running` meanwhile.
 
 extension _RJCoroutineHost {
-    /// Switches into this delegate with `inbox`, the caller's local holding its signal, and
-    /// `outbox` for the value it yields; nothing typed is needed (a body that ends keeps its own
-    /// outcome, `completionBox` being nil). Returns `true` when it suspended, `false` when its
-    /// body ended (then it is `completed`). Called by the thread that owns the chain.
-    @usableFromInline
-    final func switchAsDelegate(outbox: UnsafeMutableRawPointer, inbox: UnsafeMutableRawPointer) -> Bool {
-        let coro = self.coro.unsafelyUnwrapped
-        self.inbox = inbox
-        self.outbox = outbox
-        completionBox = nil
-        var fpuBefore: UInt64 = 0
-        assert({ fpuBefore = rj_fpu_control_state(); return true }())
-        let finished = rj_coro_resume_inline(coro)
-        assert({
-            if rj_fpu_control_state() != fpuBefore { fpuStateChanged() }
-            return true
-        }())
-        if finished == 0 { return true }
-        rj_coro_destroy(coro)
-        self.coro = nil
-        stateWord.store(.completed, ordering: .releasing)
-        return false
-    }
-
     /// The deepest generator of the chain of delegates that starts at `self` (`self` if it
     /// does not delegate).
     @inlinable
@@ -73,6 +50,17 @@ extension _RJCoroutineHost {
         }
         deepestDelegate = nil
     }
+
+    /// Switches into this delegate with `inbox`, the caller's local holding its signal, and
+    /// `outbox` for the value it yields; nothing typed is needed (a body that ends keeps its own
+    /// outcome, `completionBox` being nil). Returns `true` when it suspended, `false` when its
+    /// body ended (then it is `completed`). Called by the thread that owns the chain.
+    @usableFromInline
+    final func switchAsDelegate(outbox: UnsafeMutableRawPointer, inbox: UnsafeMutableRawPointer) -> Bool {
+        if !switchIn(coro.unsafelyUnwrapped, inbox: inbox, outbox: outbox, completionBox: nil) { return true }
+        machine.bodyEndedKept()
+        return false
+    }
 }
 
 extension Generator {
@@ -81,7 +69,7 @@ extension Generator {
     /// body, and so on up; the first one that yields gives this call its value. Called
     /// holding `running`.
     @inlinable
-    func resumeDelegate(with input: Input) throws -> GeneratorStep<Element, Return> {
+    func resumeChain(with input: Input) throws -> GeneratorStep<Element, Return> {
         var value: Element? = nil
         var node = deepestDelegate ?? deepestOfChain()
         var signal = ResumeSignal<Input>.value(input)
@@ -98,7 +86,7 @@ extension Generator {
                 // It yielded, or started a delegation of its own (then the new deepest one
                 // yielded): the next `next` resumes the deepest.
                 deepestDelegate = node._withUnsafeGuaranteedRef { $0.deepestOfChain() }
-                stateWord.store(.suspended, ordering: .releasing)
+                machine.bodyYielded()
                 return .yielded(value.take().unsafelyUnwrapped)
             }
             // It completed: its delegator's `yieldAll` reads how.
@@ -117,47 +105,15 @@ extension Generator {
         }
     }
 
-    /// The first step of a delegation: runs this generator (fresh, or suspended with a Void
-    /// input) to its first `yield`, keeping `running` when it yields, so that the delegating
-    /// body owns it.
+    /// One forwarded operation on this delegate, which the delegating body owns: `nil` when it
+    /// completed this generator by closing it, which the delegation loop turns into the body's
+    /// own exit.
     @inlinable
-    func startAsDelegate() throws -> GeneratorStep<Element, Return> {
-        switch acquire() {
-        case .created: return try stepCreated(.start, keepingRunning: true)
-        case .suspended: return try stepSuspended(.start, keepingRunning: true)
-        case .running: throw GeneratorError.alreadyRunning
-        case .completed: return try stepCompleted(.start)
-        }
-    }
-
-    /// One forwarded operation on this owned delegate: `nil` when it completed this
-    /// generator by closing it, which the delegating body turns into its own exit.
-    @inlinable
-    func stepAsDelegate(_ operation: Operation) throws -> GeneratorStep<Element, Return>? {
+    func stepOwned(_ operation: GeneratorOperation<Input, Return>) throws -> GeneratorStep<Element, Return>? {
         do {
-            return try stepSuspended(operation, keepingRunning: true)
-        } catch GeneratorError.closed {
-            if case .closed = keptCompletion { return nil }
-            throw GeneratorError.closed
-        }
-    }
-
-    /// Closes this owned delegate for a delegating generator that is itself being closed
-    /// with `exit`: a `return(v)` is forwarded as `return(v)` when the types agree (ES6
-    /// `yield*`), anything else as a close.
-    @inlinable
-    func closeAsDelegate(_ exit: GeneratorExit) throws -> GeneratorStep<Element, Return>? {
-        if let pending = exit.pendingReturn, pending.type == Return.self {
-            return try stepAsDelegate(.returning(pending.value as! Return))
-        }
-        return try stepAsDelegate(.close)
-    }
-
-    /// Gives an owned delegate that is still suspended back to whoever may resume it.
-    @inlinable
-    func releaseAsDelegate() {
-        if coro != nil, stateWord.load(ordering: .relaxed) == .running {
-            stateWord.store(.suspended, ordering: .releasing)
+            return try carryOut(machine.beginOwned(operation), keptByOwner: true)
+        } catch GeneratorError.closed where machine.endedByClose {
+            return nil
         }
     }
 }
@@ -166,62 +122,19 @@ extension Yielder {
     /// `yieldAll(inner)`, run by the body of the generator `host`.
     @inlinable
     func delegate<R>(to inner: Generator<Element, Input, R>) throws -> R {
-        var step = try inner.startAsDelegate()
-        // From here `inner` is owned until it completes; if this body leaves `yieldAll`
-        // while `inner` is still suspended, it is handed back.
-        defer { inner.releaseAsDelegate() }
-        // The exit this generator is being closed with, when `step` is `inner`'s answer to
-        // that close (forwarded as `inner.return` or a close).
-        var exit: GeneratorExit? = nil
-        while true {
-            let value: Element
-            switch step {
-            case .returned(let result):
-                // ES6: when the forwarded return completes `inner`, this generator returns
-                // with `inner`'s value (the types agreeing); otherwise `yield*` evaluates to it.
-                if let exit { throw exit.continued(afterInnerReturned: result) }
-                return result
-            case .yielded(let yielded):
-                value = yielded
-            }
-            if let exit {
-                if host._withUnsafeGuaranteedRef({ $0.closingOnRelease }) {
-                    // Released while `inner` yields from its cleanup: the value has nowhere to
-                    // go. This body unwinds; `inner` stays suspended and is closed on its own
-                    // release.
-                    throw exit
-                }
-                // ES6: `inner` answered the return by yielding; the return is spent, and the
-                // delegation goes on as if it had been a `next`.
-            }
-            exit = nil
+        // The first step takes `inner` as any operation does, and keeps it when it yields.
+        let first = try inner.carryOut(inner.machine.begin(GeneratorOperation<Input, R>.delegate, object: inner.object),
+                                       keptByOwner: true)
+        // From here `inner` is owned until it completes; if this body leaves `yieldAll` while
+        // `inner` is still suspended, it is handed back.
+        defer { inner.machine.giveBackFromOwner(hasCoroutine: inner.coro != nil) }
+        return try delegateAll(from: host, first: first, handOut: { value in
             let current = runningBody()
-            let signal = host._withUnsafeGuaranteedRef { host in
+            return host._withUnsafeGuaranteedRef { host in
                 host.link(delegate: inner)
                 defer { host.unlink(delegate: inner) }
                 return host.suspend(current, yielding: value, resumedWith: Input.self)
             }
-            let next: GeneratorStep<Element, R>?
-            switch signal {
-            case .delegateDone:
-                // `inner` was driven to its end by the resumer: its kept outcome says how.
-                next = try inner.stepCompleted(.start)
-            case .value(let input):
-                next = try inner.stepAsDelegate(.next(input))
-            case .error(let error):
-                next = try inner.stepAsDelegate(.throwing(error))
-            case .close:
-                let closing = host._withUnsafeGuaranteedRef { $0.takeExit() }
-                exit = closing
-                next = try inner.closeAsDelegate(closing)
-            }
-            guard let next else {
-                // `inner` completed by closing: a body being closed goes on closing; otherwise
-                // someone else closed `inner`, which has no value to give.
-                if let exit { throw exit }
-                throw GeneratorError.closed
-            }
-            step = next
-        }
+        }, step: { operation in try inner.stepOwned(operation) })
     }
 }

@@ -26,16 +26,8 @@ extension Generator {
     /// ```
     @inlinable @discardableResult
     public func start() throws -> Element {
-        switch acquire() {
-        case .created: return try Self.element(of: startBody())
-        case .suspended:
-            stateWord.store(.suspended, ordering: .releasing)
-            throw GeneratorError.alreadyStarted
-        case .running: throw GeneratorError.alreadyRunning
-        case .completed:
-            // A body that ended reports how (`finished`, or its error again), as `send` does.
-            return try Self.element(of: stepCompleted(.start))
-        }
+        // A body that ended reports how (`finished`, or its error again), as `send` does.
+        try Self.element(of: perform(.start))
     }
 
     /// Resumes the body with `input` (the value its pending `yield` returns) and returns the
@@ -53,14 +45,7 @@ extension Generator {
     /// ```
     @inlinable
     public func send(_ input: Input) throws -> Element {
-        switch acquire() {
-        case .suspended: return try Self.element(of: resumeSuspended(with: input))
-        case .created:
-            stateWord.store(.created, ordering: .releasing)
-            throw GeneratorError.notStarted
-        case .running: throw GeneratorError.alreadyRunning
-        case .completed: return try Self.element(of: stepCompleted(.start))
-        }
+        try Self.element(of: perform(.send(input)))
     }
 
     /// The body's return value once it has returned; `nil` before, and when it threw or was
@@ -73,7 +58,7 @@ extension Generator {
     /// ```
     public var returnedValue: Return? {
         guard state == .completed else { return nil }
-        return keptReturn(as: Return.self)
+        return machine.keptReturn(as: Return.self)
     }
 
     /// The yielded value of `step`; a return is `GeneratorError.finished`.
@@ -97,7 +82,7 @@ extension Generator where Input == Void {
     /// ```
     @inlinable
     public func nextValue() throws -> Element? {
-        switch try nextStep(()) {
+        switch try perform(.next(())) {
         case .yielded(let value): return value
         case .returned: return nil
         }

@@ -60,7 +60,7 @@ extension Generator where Input == Void {
     @inlinable @discardableResult
     public func forEach(_ body: (Element) throws -> Void) throws -> Return {
         while true {
-            switch try nextStep(()) {
+            switch try perform(.next(())) {
             case .yielded(let value): try body(value)
             case .returned(let result): return result
             }

@@ -92,7 +92,7 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     }
 
     deinit {
-        unregister()
+        record.unregister()
         closeOnRelease()
     }
 
@@ -110,7 +110,7 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// ```
     @inlinable @discardableResult
     public func next(_ input: Input) throws -> GeneratorStep<Element, Return> {
-        try nextStep(input)
+        try perform(.next(input))
     }
 
     /// Finishes the generator early with `value`: the suspended `yield` throws a private exit
@@ -132,7 +132,7 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// ```
     @inlinable @discardableResult
     public func `return`(_ value: Return) throws -> GeneratorStep<Element, Return> {
-        try step(.returning(value))
+        try perform(.returning(value))
     }
 
     /// Throws `error` into the body at its suspended `yield`. The body may catch it and yield
@@ -152,11 +152,12 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// ```
     @inlinable @discardableResult
     public func `throw`(_ error: any Error) throws -> GeneratorStep<Element, Return> {
-        try step(.throwing(error))
+        try perform(.throwing(error))
     }
 
-    /// The context-switch backend in use, for example `"fast (x86_64 sysv)"`; the same as
-    /// ``RJRuntime/contextBackend``.
+    /// The context-switch backend in use: ``RJRuntime/contextBackend``, where the process-wide
+    /// settings live; this spelling is kept for code written against it.
+    @available(*, deprecated, renamed: "RJRuntime.contextBackend")
     public static var contextBackend: String { RJRuntime.contextBackend }
 }
 
@@ -169,7 +170,7 @@ extension Generator where Input == Void {
     /// ```
     @inlinable @discardableResult
     public func next() throws -> GeneratorStep<Element, Return> {
-        try nextStep(())
+        try perform(.next(()))
     }
 }
 

@@ -75,27 +75,31 @@ public final class RJIterator {
         advance(value, given: true)
     }
 
-    /// One step. The channel's slots are written only while this call holds the generator's
+    /// One step: asks the generator's state machine for the action of a `next`, carries it
+    /// out. The channel's slots are written only while this call holds the generator's
     /// `running` state, so a second thread (or the body itself) calling `next` meanwhile gets
     /// `GeneratorError.alreadyRunning` and touches nothing.
     @inline(__always)
     private func advance(_ value: consuming Any?, given: Bool) -> RJResult {
-        switch core.acquire() {
-        case .suspended:
+        switch core.machine.begin(GeneratorOperation<Void, Void>.next(()), object: core.object) {
+        case .resume(let signal):
             if given {
                 // Moved into the channel's slot, moved out by the pending `rj_yield`.
                 channel.input.initialize(to: consume value)
                 channel.hasInput = true
             }
-            return collect { try core.resumeSuspended(with: ()) }
-        case .created:
+            return collect { try core.resume(signal) }
+        case .start:
             // The first `next`: its value is ignored, as in the original.
             return collect { try core.startBody() }
-        case .completed:
+        case .reportOutcome:
             // Written by the body before it completed, never again.
             return RJResult(value: channel.returned, done: true)
-        case .running:
-            return RJResult(value: nil, error: GeneratorError.alreadyRunning, done: false)
+        case .fail(let error):
+            // Running (its own body called `next`, or another thread): nothing is touched.
+            return RJResult(value: nil, error: error, done: false)
+        case .complete, .answer:
+            fatalError("RJIterator: internal error: an action of no `next`")
         }
     }
 
@@ -111,6 +115,7 @@ public final class RJIterator {
             do {
                 step = try resume()
             } catch {
+                // No stack for the body.
                 return RJResult(value: nil, error: error, done: false)
             }
             // An input was given only to a body suspended in `rj_yield`, which took it before

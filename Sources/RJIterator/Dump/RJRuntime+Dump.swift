@@ -27,9 +27,9 @@ private struct RawCoroutine {
     /// What every generator says of itself, whatever its state: set before it was registered.
     init(_ host: _RJCoroutineHost, at object: UnsafeMutableRawPointer, state: GeneratorState) {
         self.object = object
-        kind = DumpKind(rawValue: host.dumpKind) ?? .generator
-        file = host.siteFile.map { String(cString: $0) } ?? "?"
-        line = Int(host.siteLine)
+        kind = host.record.kind
+        file = host.record.file.map { String(cString: $0) } ?? "?"
+        line = Int(host.record.line)
         self.state = state
     }
 
@@ -97,7 +97,7 @@ extension RJRuntime {
     fileprivate static func read(_ object: UnsafeMutableRawPointer, now: UInt64,
                                  delegates: inout [UnsafeMutableRawPointer: RawCoroutine]) -> RawCoroutine {
         Unmanaged<_RJCoroutineHost>.fromOpaque(object)._withUnsafeGuaranteedRef { host in
-            var raw = RawCoroutine(host, at: object, state: host.stateWord.load(ordering: .acquiring))
+            var raw = RawCoroutine(host, at: object, state: host.machine.word.load(ordering: .acquiring))
             switch raw.state {
             case .running:
                 if let current = rj_coro_current(), rj_coro_owner(current) == object {
@@ -112,15 +112,14 @@ extension RJRuntime {
                 break
             }
             rj_dump_hold(object)
-            let (held, seen) = host.stateWord.compareExchange(
-                expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
+            let (held, seen) = host.machine.holdForDump()
             guard held else {
                 rj_dump_let_go()
                 raw.state = seen
                 return raw
             }
             defer {
-                host.stateWord.store(.suspended, ordering: .releasing)
+                host.machine.letGoAfterDump()
                 rj_dump_let_go()
             }
             readSuspended(host, into: &raw, now: now)
@@ -159,16 +158,16 @@ extension RJRuntime {
         raw.pcs = Array(pcs.prefix(n))
         guard host.clientKind == awaitHostClientKind, let client = host.client else { return }
         Unmanaged<_RJAwaitHost>.fromOpaque(client.toOpaque())._withUnsafeGuaranteedRef { awaiting in
-            guard let kind = AwaitKind(rawValue: awaiting.waitKind) else { return }
-            raw.waitingFor = Double(now &- Swift.min(now, awaiting.waitSince)) / 1e9
+            guard let kind = AwaitKind(rawValue: awaiting.wait.kind) else { return }
+            raw.waitingFor = Double(now &- Swift.min(now, awaiting.wait.since)) / 1e9
             switch kind {
             case .callback: raw.waiting = .callback
             case .promise: raw.waiting = .promise
             case .asyncFunction: raw.waiting = .asyncFunction
-            case .all: raw.waiting = .all(awaiting.waitCount)
-            case .firstOf: raw.waiting = .firstOf(awaiting.waitCount)
+            case .all: raw.waiting = .all(awaiting.wait.count)
+            case .firstOf: raw.waiting = .firstOf(awaiting.wait.count)
             case .timeout:
-                let deadline = awaiting.waitDeadline
+                let deadline = awaiting.wait.deadline
                 raw.waiting = .timeout(remaining: (Double(deadline) - Double(now)) / 1e9)
             }
         }

@@ -1,11 +1,5 @@
 import CRJContext
 
-/// What a dump reports a generator as: the API it was made with.
-@usableFromInline
-enum DumpKind: UInt8 {
-    case generator, rjIterator, rjAsync, asyncGenerator
-}
-
 /// A snapshot of every live generator, `RJIterator`, `rj_async` task and `AsyncGenerator`:
 /// what each is, where it was made, its state, what it waits on and, for a suspended one,
 /// where it is suspended (its call stack, read from its saved context). Made by

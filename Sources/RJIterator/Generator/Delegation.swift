@@ -1,0 +1,78 @@
+// The delegation loop (ES6 `yield*`, Python `yield from`), one for both yielders: a body's
+// `Yielder.yieldAll` and `AsyncYielder.yieldAll` (of a generator or of an async generator) run
+// it with their own way of handing a value out and of stepping the inner generator.
+//
+// ES6's rules, decided here once:
+// - the inner's values pass out; what the body is resumed with is forwarded: an input as the
+//   inner's `next`, an error as its `throw`;
+// - a close of the body (its `return(v)`, its release, its own delegator's close) is forwarded
+//   as the inner's `return(v)` when the return types agree, as a close otherwise. If that
+//   completes the inner, the body goes on closing, and a forwarded return completes it with the
+//   inner's value. If the inner answers by yielding, the return is spent: the delegation goes
+//   on as if it had been a `next` (unless the body is being released: the value has nowhere
+//   to go, and the body unwinds);
+// - when the inner returns, `yieldAll` returns its value.
+
+/// Runs a delegation from the body of `host` to an inner generator until the inner returns.
+///
+/// - Parameters:
+///   - first: the inner's first step (started, or resumed with a made-up Void input).
+///   - handOut: hands a value of the inner out to this generator's caller, suspending the body;
+///     returns how the body was resumed.
+///   - step: performs one forwarded operation on the inner; `nil` when it completed the inner
+///     by closing it.
+@inlinable
+func delegateAll<Element, Input, R>(
+    from host: Unmanaged<_RJCoroutineHost>, first: GeneratorStep<Element, R>,
+    handOut: (Element) -> ResumeSignal<Input>,
+    step: (GeneratorOperation<Input, R>) throws -> GeneratorStep<Element, R>?
+) throws -> R {
+    var current = first
+    // The exit this body is being closed with, when `current` is the inner's answer to it.
+    var exit: GeneratorExit? = nil
+    while true {
+        let value: Element
+        switch current {
+        case .returned(let result):
+            // ES6: when the forwarded return completes the inner, this generator returns with
+            // the inner's value (the types agreeing); otherwise `yield*` evaluates to it.
+            if let exit { throw exit.continued(afterInnerReturned: result) }
+            return result
+        case .yielded(let yielded):
+            value = yielded
+        }
+        if let exit, host._withUnsafeGuaranteedRef({ $0.machine.closingOnRelease }) {
+            // Released while the inner yields from its cleanup: the value has nowhere to go.
+            // This body unwinds; the inner stays suspended and is closed on its own release.
+            throw exit
+        }
+        // ES6: an inner that answered the return by yielding spent it.
+        exit = nil
+        let next: GeneratorStep<Element, R>?
+        switch handOut(value) {
+        case .value(let input):
+            next = try step(.next(input))
+        case .error(let error):
+            next = try step(.throwing(error))
+        case .close:
+            let closing = host._withUnsafeGuaranteedRef { $0.takeExit() }
+            exit = closing
+            if let pending = closing.pendingReturn, pending.type == R.self {
+                next = try step(.returning(pending.value as! R))
+            } else {
+                next = try step(.close)
+            }
+        case .delegateDone:
+            // The resumer drove the inner to its end (Generator+Delegation.swift): it reports
+            // how it ended.
+            next = try step(.delegate)
+        }
+        guard let next else {
+            // The inner completed by closing: a body being closed goes on closing; otherwise
+            // someone else closed the inner, which has no value to give.
+            if let exit { throw exit }
+            throw GeneratorError.closed
+        }
+        current = next
+    }
+}

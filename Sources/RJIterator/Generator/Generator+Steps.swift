@@ -1,0 +1,157 @@
+import CRJContext
+import RJLocks
+
+// How a generator's operations are carried out: each asks the state machine for an action
+// (GeneratorStateMachine.swift) and does what it says, switching into the body through the
+// hand-off (Handoff.swift). The body's own side, from its first line to its end, is `runBody`.
+//
+//   action          carried out by
+//   start           startBody: make the coroutine, switch in with no signal
+//   resume(signal)  switchIntoBody (or, for a `next` of a body suspended in `yieldAll`,
+//                   resumeChain: the deepest delegate, Generator+Delegation.swift)
+//   complete(o)     finish: a generator that never ran completes without running
+//   reportOutcome   reportOutcome: what the completed generator kept
+//   answer(v)       .returned(v)
+//   fail(e)         throw e
+
+extension Generator {
+    /// Every operation: ask the state machine, carry out what it says.
+    @inlinable @inline(__always)
+    func perform(_ operation: GeneratorOperation<Input, Return>) throws -> GeneratorStep<Element, Return> {
+        try carryOut(machine.begin(operation, object: object))
+    }
+
+    /// Carries out `action`. `keptByOwner`: this generator is a delegate run by the body that
+    /// owns it, which keeps it `running` when it yields (Generator+Delegation.swift).
+    @inlinable @inline(__always)
+    func carryOut(_ action: GeneratorAction<Input, Return>, keptByOwner: Bool = false) throws -> GeneratorStep<Element, Return> {
+        switch action {
+        case .resume(let signal):
+            return try resume(signal, keptByOwner: keptByOwner)
+        case .start:
+            return try startBody(keptByOwner: keptByOwner)
+        case .complete(let outcome):
+            releaseBody()
+            return try finish(outcome)
+        case .reportOutcome:
+            return try reportOutcome()
+        case .answer(let value):
+            return .returned(value)
+        case .fail(let error):
+            throw error
+        }
+    }
+
+    /// Resumes the suspended body with `signal`. A body suspended in `yieldAll` stays where it
+    /// is for a `next`: its deepest delegate is resumed. Called holding `running`.
+    @inlinable @inline(__always)
+    func resume(_ signal: ResumeSignal<Input>, keptByOwner: Bool = false) throws -> GeneratorStep<Element, Return> {
+        if !keptByOwner, case .value(let input) = signal, delegate != nil { return try resumeChain(with: input) }
+        return try switchIntoBody(coro.unsafelyUnwrapped, signal: signal, keptByOwner: keptByOwner)
+    }
+
+    /// Makes the coroutine and runs the body to its first `yield` or its end. Called holding
+    /// `running`, taken from `created`.
+    @inlinable
+    func startBody(keptByOwner: Bool = false) throws -> GeneratorStep<Element, Return> {
+        guard let coro = makeCoroutine(stackSize: stackSize, backend: backend, shared: stackMode == RJ_STACK_SHARED) else {
+            let message = String(cString: rj_last_error())
+            machine.giveBack(.created)
+            throw GeneratorError.stackAllocationFailed(message)
+        }
+        return try switchIntoBody(coro, signal: nil, keptByOwner: keptByOwner)
+    }
+
+    /// Switches into the body with `signal` (what its pending `yield` gets; nil for its first
+    /// run) and turns what it left into a step. Called holding `running`; gives it back
+    /// (`suspended`) when the body yields, unless `keptByOwner`, and `completed` when it ends.
+    @inlinable @inline(__always)
+    func switchIntoBody(
+        _ coro: OpaquePointer, signal: consuming ResumeSignal<Input>?, keptByOwner: Bool = false
+    ) throws -> GeneratorStep<Element, Return> {
+        var incoming = signal
+        var value: Element? = nil
+        var result: Completion<Return>? = nil
+        let ended = withUnsafeMutablePointer(to: &incoming) { signalSlot in
+            withUnsafeMutablePointer(to: &value) { valueSlot in
+                withUnsafeMutablePointer(to: &result) { resultSlot in
+                    switchIn(coro, inbox: UnsafeMutableRawPointer(signalSlot), outbox: UnsafeMutableRawPointer(valueSlot),
+                             completionBox: UnsafeMutableRawPointer(resultSlot))
+                }
+            }
+        }
+        if !ended {
+            machine.bodyYielded(keptByOwner: keptByOwner)
+            return .yielded(value.take().unsafelyUnwrapped)
+        }
+        return try finish(result.take().unsafelyUnwrapped)
+    }
+
+    /// Keeps the outcome of a body that ended (or of an operation that completed a generator
+    /// that never ran), gives the state word back as `completed`, and reports the outcome.
+    @inlinable
+    func finish(_ outcome: Completion<Return>) throws -> GeneratorStep<Element, Return> {
+        machine.bodyEnded(ErasedCompletion(outcome))
+        switch outcome {
+        case .returned(let value): return .returned(value)
+        case .threw(let error): throw error
+        case .closed: throw GeneratorError.closed
+        }
+    }
+
+    /// What a completed generator reports to `next` (and to a delegation's start or close):
+    /// its return value, its error again, or `GeneratorError.closed`.
+    @inlinable
+    func reportOutcome() throws -> GeneratorStep<Element, Return> {
+        if let value = machine.keptReturn(as: Return.self) { return .returned(value) }
+        if case .threw(let error) = machine.outcome { throw error }
+        throw GeneratorError.closed
+    }
+
+    // MARK: The body's side
+
+    /// Runs on the coroutine's own stack: the body, from its first line to its end.
+    @inlinable
+    func runBody() {
+        let yielder = Yielder<Element, Input>(host: self, id: rj_coro_id(coro.unsafelyUnwrapped))
+        let outcome: Completion<Return>
+        do {
+            if releasePolicy == .abandon {
+                // A body dropped without unwinding never ends: the generator keeps its body, and
+                // frees it when it is freed.
+                outcome = .returned(try body(yielder))
+            } else {
+                // The body moves to this frame (a swap: no reference counting), and is released
+                // when it ends, with what it captured: a completed generator holds none of it.
+                let running = body
+                body = Self.bodyThatEnded
+                outcome = .returned(try running(yielder))
+            }
+        } catch let exit as GeneratorExit {
+            // The close went through every cleanup: a `return(v)` completes with `v`.
+            outcome = exit.completion(as: Return.self)
+        } catch {
+            outcome = .threw(error)
+        }
+        if let completionBox {
+            rj_coro_in_resumer(coro.unsafelyUnwrapped, completionBox)
+                .assumingMemoryBound(to: Completion<Return>?.self).initialize(to: outcome)
+        } else {
+            // Closing on release, or driven as a delegate: nobody typed is waiting for it.
+            machine.keep(ErasedCompletion(outcome))
+        }
+    }
+
+    /// What a generator holds in place of a body that has ended or will never run: a closure
+    /// that captures nothing.
+    @inlinable
+    static var bodyThatEnded: (Yielder<Element, Input>) throws -> Return {
+        { _ in fatalError("RJIterator: internal error: a completed generator's body was run") }
+    }
+
+    /// Lets go of a body that will never run, and of what it captured.
+    @inlinable
+    func releaseBody() {
+        body = Self.bodyThatEnded
+    }
+}

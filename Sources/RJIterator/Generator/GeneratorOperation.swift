@@ -1,0 +1,41 @@
+// The vocabulary of a generator's life, in two enums: what a caller asks of a generator
+// (`GeneratorOperation`, for `Generator` and `AsyncGenerator` alike) and what the body's
+// suspended `yield` is told when it is switched back into (`ResumeSignal`). The state machine
+// (GeneratorStateMachine.swift) turns the first into the second.
+
+/// What a caller asks of a generator: every public call of `Generator`, of `AsyncGenerator`,
+/// of a delegation and of the seed API is one of these. The state machine answers each with a
+/// ``GeneratorAction`` for the state it finds.
+@usableFromInline
+enum GeneratorOperation<Input, Return> {
+    /// `next(input)`: resume the body with `input`; a fresh body starts and the input is ignored.
+    case next(Input)
+    /// `send(input)` (Python's `gen.send`): `next` on a started generator only.
+    case send(Input)
+    /// `start()` (Python's `next(gen)` on a fresh generator): run a fresh body to its first `yield`.
+    case start
+    /// The first step of a delegation (`yieldAll`): start a fresh body, or resume a suspended
+    /// one whose `Input` is `Void` (no other input can be made up).
+    case delegate
+    /// `throw(error)`: the suspended `yield` throws `error`.
+    case throwing(any Error)
+    /// `return(value)`: the suspended `yield` throws the exit signal carrying `value`.
+    case returning(Return)
+    /// `close()`, and a delegation's close: the exit signal without a value.
+    case close
+}
+
+/// How a suspended body is resumed: what its pending `yield` is told right after the switch
+/// back in. Carried through a local of the resumer's frame (`inbox`).
+@usableFromInline
+enum ResumeSignal<Input> {
+    /// The `yield` returns this input.
+    case value(Input)
+    /// The `yield` throws this error.
+    case error(any Error)
+    /// The `yield` throws the exit signal (`_RJCoroutineHost.takeExit()` makes it).
+    case close
+    /// Only for a body suspended in `yieldAll` (Generator+Delegation.swift): the generator it
+    /// delegates to was driven directly by the resumer and has completed.
+    case delegateDone
+}

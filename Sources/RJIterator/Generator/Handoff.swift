@@ -1,0 +1,111 @@
+import CRJContext
+
+// The switches between a caller and a body: the one file of the module that creates, resumes
+// and destroys coroutines. Every operation reaches a body through `switchIn` (the resumer's
+// half) and the body comes back through `suspend` (the body's half); a body that ends gives its
+// stack back here (`switchIn` destroys the coroutine). Generator+Steps.swift, the delegation
+// chain (Generator+Delegation.swift) and the close on release use these and nothing else of
+// the C core's switching interface.
+
+extension _RJCoroutineHost {
+    /// Makes the coroutine the body runs on, with the generator's stack mode; nil (and
+    /// `rj_last_error()` says why) when no stack can be had.
+    @inlinable
+    final func makeCoroutine(stackSize: Int, backend: rj_backend, shared: Bool) -> OpaquePointer? {
+        let made = shared
+            ? rj_coro_create_shared(coroutineEntry, object)
+            : rj_coro_create(stackSize, backend, coroutineEntry, object)
+        guard let made else { return nil }
+        rj_coro_set_owner(made, object)
+        coro = made
+        return made
+    }
+
+    /// The resumer's half of a switch: switches into the body, which runs until it suspends or
+    /// ends, with `inbox`, `outbox` and `completionBox` pointing at the resumer's locals (any
+    /// may be nil: see the fields). Returns `true` when the body ended: its coroutine is then
+    /// destroyed and its stack given back. Called holding `running`. `inline`: the switch is
+    /// inlined here where the coroutine allows it (the hot paths); otherwise it is the C core's
+    /// `rj_coro_resume`, smaller, for the rare paths.
+    @inlinable @inline(__always)
+    final func switchIn(
+        _ coro: OpaquePointer, inbox: UnsafeMutableRawPointer?, outbox: UnsafeMutableRawPointer?,
+        completionBox: UnsafeMutableRawPointer?, inline: Bool = true
+    ) -> Bool {
+        self.inbox = inbox
+        self.outbox = outbox
+        self.completionBox = completionBox
+        // The floating-point control state belongs to the thread (the inline switch does not
+        // carry it, see docs/context-switching.md): debug builds check that the body gave it
+        // back as it found it. (`assert` runs its closure in debug builds only.)
+        var fpuBefore: UInt64 = 0
+        assert({ fpuBefore = rj_fpu_control_state(); return true }())
+        let finished = inline ? rj_coro_resume_inline(coro) : rj_coro_resume(coro)
+        assert({
+            if rj_fpu_control_state() != fpuBefore { fpuStateChanged() }
+            return true
+        }())
+        if finished == 0 { return false }
+        destroyCoroutine(coro)
+        return true
+    }
+
+    /// Gives the coroutine's stack back; the generator has no coroutine afterwards.
+    @inlinable @inline(__always)
+    final func destroyCoroutine(_ coro: OpaquePointer) {
+        rj_coro_destroy(coro)
+        self.coro = nil
+    }
+
+    /// The body's half of a switch: suspends the running body with `value`; returns how the
+    /// body was resumed. Called on the body's own stack, by `Yielder`, `rj_yield` and
+    /// `rj_await`, with `current`, the running coroutine, which the caller has checked is this
+    /// generator's.
+    ///
+    /// Both hand-offs go through the resumer's frame, which is blocked in its resume while the
+    /// body runs: the value into its `outbox`, the next signal out of its `inbox`. Through
+    /// `rj_coro_in_resumer`: a shared-stack resumer's frames may be copied out meanwhile.
+    @inlinable @inline(__always)
+    final func suspend<Element, Input>(
+        _ current: OpaquePointer, yielding value: Element, resumedWith _: Input.Type
+    ) -> ResumeSignal<Input> {
+        // No outbox while closing on release: a body that yields then is abandoned anyway.
+        // The slot holds nil: initialise over it rather than assign, which would destroy nil first.
+        if let outbox {
+            rj_coro_in_resumer(current, outbox).assumingMemoryBound(to: Element?.self).initialize(to: value)
+        }
+        rj_coro_suspend_inline(current)
+        if machine.closingOnRelease { return .close }
+        return rj_coro_in_resumer(current, inbox.unsafelyUnwrapped)
+            .assumingMemoryBound(to: ResumeSignal<Input>?.self).pointee.take().unsafelyUnwrapped
+    }
+
+    /// Called by the handles' deinit. Nobody else holds the generator, so it cannot be
+    /// running: a suspended body is closed (its `yield` throws the exit signal, its cleanups
+    /// run, its stack unwinds) or, for a body that cannot take the signal, dropped.
+    @usableFromInline
+    final func closeOnRelease() {
+        guard let coro, machine.beginCloseOnRelease() else { return }
+        defer { machine.bodyEndedKept() }
+        if releasePolicy == .abandon { return destroyCoroutine(coro) }
+        // No typed local waits: the body keeps its own outcome (`completionBox` nil).
+        if !switchIn(coro, inbox: nil, outbox: nil, completionBox: nil, inline: false) {
+            // The body caught the exit signal and yielded again. Python calls this a
+            // RuntimeError; deinit cannot throw, so say it and drop the stack.
+            rj_report("RJIterator: generator ignored close")
+            destroyCoroutine(coro)
+        } else if case .threw(let error) = machine.outcome {
+            rj_report("RJIterator: generator body threw \(error) while being closed on release; the error is dropped")
+        }
+    }
+}
+
+/// Stops the program: a body changed the floating-point control state and did not restore it
+/// before it yielded or returned. Checked in debug builds.
+@usableFromInline @inline(never)
+func fpuStateChanged() -> Never {
+    fatalError(
+        "RJIterator: the generator body changed the floating-point control state (rounding mode or "
+            + "exception masks, e.g. with fesetround) and yielded or returned without restoring it. "
+            + "The state belongs to the thread, not to the generator: restore it before each yield")
+}

@@ -1,0 +1,94 @@
+import CRJContext
+
+// The dump's seam: what `RJRuntime.dump()` reads of a coroutine beyond its state and its stack,
+// in two small values written only here. Every generator carries a `CoroutineRecord` (where it
+// was made, what API made it, its registry slot); an `rj_async` task or async generator also
+// carries an `AwaitRecord` (what its body's `rj_await` waits on, since when, until when). The
+// hot paths never read them; the dump (Dump/) reads them and nothing else of the objects'
+// fields but the state word, the coroutine and the delegation links.
+
+/// What a dump reports a coroutine as: the API it was made with.
+@usableFromInline
+enum DumpKind: UInt8 {
+    case generator, rjIterator, rjAsync, asyncGenerator
+}
+
+/// What a coroutine says of itself for a dump: set before it is registered, never changed but
+/// for the registry slot, which `register` fills in and `unregister` gives back.
+///
+/// Laid out to end in spare bytes (17 of a 24-byte stride): the small fields the generator
+/// declares after it fill them, so a generator is no larger than with loose fields.
+@usableFromInline
+struct CoroutineRecord {
+    /// `#fileID` of the public initialiser's caller.
+    @usableFromInline let file: UnsafePointer<UInt8>?
+    @usableFromInline let line: UInt32
+    /// This coroutine's slot in the registry of live generators (rj_registry.c).
+    @usableFromInline var registryHandle: UInt32 = .max
+    @usableFromInline let kind: DumpKind
+
+    @inlinable
+    init(kind: DumpKind, file: StaticString, line: UInt) {
+        self.file = file.hasPointerRepresentation ? file.utf8Start : nil
+        self.line = UInt32(truncatingIfNeeded: line)
+        self.kind = kind
+    }
+
+    /// Enters the registry that dumps read; `object` is the generator, unretained.
+    @inlinable
+    mutating func register(_ object: UnsafeMutableRawPointer) {
+        registryHandle = rj_registry_add(object)
+    }
+
+    /// Leaves the registry: the first thing a generator's `deinit` does, so that a dump, which
+    /// holds the registry while it reads, never reads a generator that is being closed.
+    @inlinable
+    func unregister() {
+        rj_registry_remove(registryHandle)
+    }
+}
+
+/// What an `rj_await` waits on, as a dump reports it.
+@usableFromInline
+enum AwaitKind: UInt8 {
+    case callback = 1, promise, timeout, asyncFunction, all, firstOf
+}
+
+/// What an await host's body waits on, for a dump: written by the body before it suspends and
+/// cleared after it resumes; the dump reads it only while it holds the suspended generator (its
+/// compare-exchange orders the writes before the reads), so it needs no lock.
+@usableFromInline
+struct AwaitRecord {
+    /// The kind of the await (`AwaitKind`), 0 when none is in progress.
+    @usableFromInline var kind: UInt8 = 0
+    /// How many pieces of work an `rj_await(all:)` or `rj_await(firstOf:)` waits for.
+    @usableFromInline var count = 0
+    /// When the body suspended (`rj_monotonic_ns`), and a timeout's deadline (0: none).
+    @usableFromInline var since: UInt64 = 0
+    @usableFromInline var deadline: UInt64 = 0
+
+    @inlinable init() {}
+
+    /// Says what the coming await waits on; the outermost call says it (`rj_await(all:)` is an
+    /// `rj_await` of one callback inside).
+    @usableFromInline
+    mutating func note(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil) {
+        if self.kind != 0 { return }
+        self.kind = kind.rawValue
+        self.count = count
+        deadline = timeout.map { rj_monotonic_ns() &+ UInt64(max(0, min($0, 1e9)) * 1e9) } ?? 0
+    }
+
+    /// Stamps the start of a suspension (the await did not complete at once).
+    @usableFromInline
+    mutating func began() {
+        since = rj_monotonic_ns()
+    }
+
+    /// The await is over: it completed at once or the body was resumed.
+    @usableFromInline
+    mutating func ended() {
+        kind = 0
+        deadline = 0
+    }
+}
