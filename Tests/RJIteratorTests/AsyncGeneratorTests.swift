@@ -526,6 +526,24 @@ final class AsyncGeneratorTests: XCTestCase {
         XCTAssertEqual(last, .returned("inner 4"))
     }
 
+    // ES2018: yield* of an async generator that was already advanced goes on from where it is
+    // (its next value, then its return value): with a Void input there is nothing to make up.
+    // Before the state machine of issue 30 this threw GeneratorError.delegateAlreadyStarted.
+    func testYieldAllOfAStartedAsyncGeneratorGoesOnFromWhereItIs() async throws {
+        let inner = AsyncGenerator<Int, Void, String> { y in
+            try y.yield(1)
+            try y.yield(2)
+            return "inner"
+        }
+        let first = try await inner.next()
+        XCTAssertEqual(first, .yielded(1))
+        let outer = AsyncGenerator<Int, Void, String> { y in try y.yieldAll(inner) }
+        let second = try await outer.next()
+        XCTAssertEqual(second, .yielded(2))
+        let last = try await outer.next()
+        XCTAssertEqual(last, .returned("inner"))
+    }
+
     // ES2018 yield* in an async generator: return(v) of the outer goes to the inner first.
     func testReturnOfADelegatingGeneratorClosesTheInnerFirst() async throws {
         let log = Log()

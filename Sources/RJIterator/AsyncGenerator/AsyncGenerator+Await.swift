@@ -7,32 +7,32 @@ extension AsyncGenerator {
     /// generator a body runs does), otherwise queued; the awaiting body suspends until the
     /// answer, which resumes it on its own queue.
     @usableFromInline
-    func awaitStep(_ operation: AsyncOperation<Input, Return>) throws -> GeneratorStep<Element, Return> {
+    func awaitStep(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
         guard let current = _RJAwaitHost.current else { throw RJAsyncError.notInAsync }
         if current === self {
             // Its own request would wait behind the one it is serving, forever.
             throw GeneratorError.alreadyRunning
         }
         if current.isCancelled { throw current.cancellationError }
-        if phase.compareExchange(expected: .idle, desired: .busy, ordering: .acquiringAndReleasing).exchanged {
+        if machine.beginServingIfIdle() {
             switch serve(operation) {
             case .answered(let result):
                 finishRequest()
                 return try result.get()
             case .awaiting(let generation):
-                let request = Request(operation)
+                let request = AsyncRequest(operation)
                 if let result = arm(request, awaiting: generation) { drive(request, .awaited(result))?.give() }
                 return try wait(for: request, in: current)
             }
         }
-        let request = Request(operation)
+        let request = AsyncRequest(operation)
         submit(request)
         return try wait(for: request, in: current)
     }
 
     /// Suspends the body of `current` in an await until `request` is answered; cancelling
     /// `current` cancels the request.
-    private func wait(for request: Request, in current: _RJAwaitHost) throws -> GeneratorStep<Element, Return> {
+    private func wait(for request: AsyncRequest, in current: _RJAwaitHost) throws -> GeneratorStep<Element, Return> {
         let slot = current.awaits
         let generation = slot.begin()
         slot.setOnCancel({ self.cancel(request) }, for: generation)

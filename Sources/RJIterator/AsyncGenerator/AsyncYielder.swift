@@ -51,22 +51,34 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     ///   (`return(_:)`, release), a private exit signal, to let propagate.
     @inlinable @discardableResult
     public func yield(_ value: Element) throws -> Input {
-        let current = runningBody()
-        if isCancelled { throw CancellationError() }
-        switch host._withUnsafeGuaranteedRef({
-            $0.suspend(current, yielding: AsyncEvent<Element>.yielded(value), resumedWith: AsyncResume<Input>.self)
-        }) {
-        case .value(.input(let input)): return input
-        case .value(.awaited): fatalError("RJIterator: internal error: an async generator's yield was resumed with an await's result")
+        switch handOut(value) {
+        case .value(let input): return input
         case .error(let error): throw error
         case .close: throw host._withUnsafeGuaranteedRef { $0.takeExit() }
         case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached a plain yield")
         }
     }
 
+    /// The body's side of a `yield`: hands `value` out and suspends; returns how the body was
+    /// resumed. A cancelled generator does not suspend: the signal is `CancellationError`.
+    @inlinable
+    func handOut(_ value: Element) -> ResumeSignal<Input> {
+        let current = runningBody()
+        if isCancelled { return .error(CancellationError()) }
+        switch host._withUnsafeGuaranteedRef({
+            $0.suspend(current, yielding: AsyncEvent<Element>.yielded(value), resumedWith: AsyncResume<Input>.self)
+        }) {
+        case .value(.input(let input)): return .value(input)
+        case .value(.awaited): fatalError("RJIterator: internal error: an async generator's yield was resumed with an await's result")
+        case .error(let error): return .error(error)
+        case .close: return .close
+        case .delegateDone: return .delegateDone
+        }
+    }
+
     /// Delegates to a ``Generator`` until it returns: its values pass through, the inputs and
     /// errors of this generator's requests are forwarded to it, and closing this generator
-    /// closes it first (as ``Yielder/yieldAll(_:)`` does).
+    /// closes it first (as ``Yielder/yieldAll(_:)`` does; the loop is the same, Delegation.swift).
     ///
     /// ```swift
     /// let numbers = Generator<Int, Void, Void> { y in for i in 1...3 { try y.yield(i) } }
@@ -74,15 +86,11 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: Generator<Element, Input, R>) throws -> R {
-        try delegate { operation in
-            switch operation {
-            case .start: return try inner.perform(.delegate)
-            case .next(let input): return try inner.perform(.next(input))
-            case .throwing(let error): return try inner.perform(.throwing(error))
-            case .returning(let pending):
-                if pending.type == R.self { return try inner.perform(.returning(pending.value as! R)) }
-                return try inner.perform(.close)
-            case .close: return try inner.perform(.close)
+        try delegateAll(from: host, first: inner.perform(.delegate), handOut: handOut) { operation in
+            do {
+                return try inner.perform(operation)
+            } catch GeneratorError.closed where inner.machine.endedByClose {
+                return nil
             }
         }
     }
@@ -100,71 +108,12 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: AsyncGenerator<Element, Input, R>) throws -> R {
-        try delegate { operation in
-            switch operation {
-            case .start: return try inner.awaitStep(.start)
-            case .next(let input): return try inner.awaitStep(.next(input))
-            case .throwing(let error): return try inner.awaitStep(.throwing(error))
-            case .returning(let pending):
-                if pending.type == R.self { return try inner.awaitStep(.returning(pending.value as! R)) }
-                return try inner.awaitStep(.close)
-            case .close: return try inner.awaitStep(.close)
-            }
-        }
-    }
-
-    /// What a delegation forwards to the inner generator.
-    @usableFromInline
-    enum Forwarded {
-        case start
-        case next(Input)
-        case throwing(any Error)
-        /// A `return(v)` of this generator, forwarded as the inner's `return` when its return
-        /// type is `v`'s, as a close otherwise.
-        case returning(PendingReturn)
-        case close
-    }
-
-    /// The delegation loop of both `yieldAll`s: ES6's `yield*`, as ``Yielder/yieldAll(_:)``.
-    /// `step` performs one forwarded operation on the inner generator; `nil` from a close
-    /// means the inner completed by closing.
-    @inlinable
-    func delegate<R>(_ step: (Forwarded) throws -> GeneratorStep<Element, R>) throws -> R {
-        var current = try step(.start)
-        // The exit this generator is being closed with, when `current` answers it.
-        var exit: GeneratorExit? = nil
-        while true {
-            let value: Element
-            switch current {
-            case .returned(let result):
-                if let exit { throw exit.continued(afterInnerReturned: result) }
-                return result
-            case .yielded(let yielded):
-                value = yielded
-            }
-            // ES6: a return the inner answered by yielding is spent.
-            exit = nil
-            let input: Input
+        try delegateAll(from: host, first: inner.awaitStep(.delegate), handOut: handOut) { operation in
             do {
-                input = try yield(value)
-            } catch let closing as GeneratorExit {
-                exit = closing
-                do {
-                    if let pending = closing.pendingReturn {
-                        current = try step(.returning(pending))
-                    } else {
-                        current = try step(.close)
-                    }
-                } catch GeneratorError.closed {
-                    // The inner completed by closing: this body goes on closing.
-                    throw closing
-                }
-                continue
-            } catch {
-                current = try step(.throwing(error))
-                continue
+                return try inner.awaitStep(operation)
+            } catch GeneratorError.closed where inner.core.machine.endedByClose {
+                return nil
             }
-            current = try step(.next(input))
         }
     }
 }

@@ -21,11 +21,19 @@ extension Generator {
         try carryOut(machine.begin(operation, object: object))
     }
 
+    /// `perform` kept out of line, for a caller whose operation is not known where it is
+    /// compiled (the async generator's requests): the hot `next` calls `perform(.next(...))`,
+    /// which folds to its one path; the rest come here, one call, specialised all the same.
+    @inlinable @inline(never)
+    func performOutOfLine(_ operation: GeneratorOperation<Input, Return>) throws -> GeneratorStep<Element, Return> {
+        try perform(operation)
+    }
+
     /// Carries out `action`. `keptByOwner`: this generator is a delegate run by the body that
     /// owns it, which keeps it `running` when it yields (Generator+Delegation.swift).
     @inlinable @inline(__always)
-    func carryOut(_ action: GeneratorAction<Input, Return>, keptByOwner: Bool = false) throws -> GeneratorStep<Element, Return> {
-        switch action {
+    func carryOut(_ action: consuming GeneratorAction<Input, Return>, keptByOwner: Bool = false) throws -> GeneratorStep<Element, Return> {
+        switch consume action {
         case .resume(let signal):
             return try resume(signal, keptByOwner: keptByOwner)
         case .start:
