@@ -13,21 +13,31 @@ extension Node {
     /// ```
     public func firstValue() -> Promise<Value> {
         let promise = Promise<Value>.pending()
-        let waiting = nextValue(includingCurrent: true) { promise.fulfill($0) }
+        let waiting = onNextValue(includingCurrent: true) { promise.fulfill($0) }
         promise.onCancel { waiting.cancel() }
         return promise
     }
 
-    /// A promise of the next value set on the node (not the current one).
+    /// A promise of the node's next change: the next value set on it (not the current one).
     ///
     /// ```swift
-    /// node.nextValue().then { print("changed to \($0)") }
+    /// node.nextChange().then { print("changed to \($0)") }
     /// ```
-    public func nextValue() -> Promise<Value> {
+    public func nextChange() -> Promise<Value> {
         let promise = Promise<Value>.pending()
-        let waiting = nextValue(includingCurrent: false) { promise.fulfill($0) }
+        let waiting = onNextValue(includingCurrent: false) { promise.fulfill($0) }
         promise.onCancel { waiting.cancel() }
         return promise
+    }
+
+    /// The old name of ``nextChange()``: `nextValue` is a generator's "pull the next value".
+    ///
+    /// ```swift
+    /// node.nextValue().then { print($0) }   // node.nextChange().then { ... }
+    /// ```
+    @available(*, deprecated, renamed: "nextChange()")
+    public func nextValue() -> Promise<Value> {
+        nextChange()
     }
 }
 
@@ -42,5 +52,5 @@ extension Node {
 /// }
 /// ```
 public func rj_await<T>(nextOf node: Node<T>) -> RJResult {
-    rj_await(node.nextValue())
+    rj_await(node.nextChange())
 }

@@ -14,13 +14,4 @@ extension Node {
             queue.asyncAfter(deadline: .now() + interval) { downstream.receive(value, context: context) }
         }
     }
-
-    /// EasyReact's name for `delay(on: .main, interval)`.
-    ///
-    /// ```swift
-    /// let c = a.delayOnMainQueue(2)
-    /// ```
-    public func delayOnMainQueue(_ interval: Double) -> Node<Value> {
-        delay(on: .main, interval)
-    }
 }

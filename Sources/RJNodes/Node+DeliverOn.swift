@@ -5,21 +5,12 @@ extension Node {
     /// listeners after it run there (in order, if `queue` is serial).
     ///
     /// ```swift
-    /// a.deliverOn(background).map { heavy($0) }.deliverOnMainQueue().listenedBy(self).withBlock { show($0) }
+    /// a.deliverOn(background).map { heavy($0) }.deliverOn(.main).listenedBy(self).withBlock { show($0) }
     /// ```
     public func deliverOn(_ queue: DispatchQueue) -> Node<Value> {
         derive { value, downstream in
             let context = GraphEngine.shared.context  // travels with the value
             queue.async { downstream.receive(value, context: context) }
         }
-    }
-
-    /// `deliverOn(.main)`.
-    ///
-    /// ```swift
-    /// node.deliverOnMainQueue().listenedBy(self).withBlock { label.text = $0 }
-    /// ```
-    public func deliverOnMainQueue() -> Node<Value> {
-        deliverOn(.main)
     }
 }

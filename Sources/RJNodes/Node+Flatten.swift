@@ -19,7 +19,7 @@ extension Node {
     /// ```swift
     /// let digits = numbers.flattenMap { n -> Node<Int>? in
     ///     let inside = MutableNode<Int>()
-    ///     let out = inside.deliverOnMainQueue()
+    ///     let out = inside.deliverOn(.main)
     ///     var v = n
     ///     while v != 0 { inside.value = v % 10; v /= 10 }
     ///     return out

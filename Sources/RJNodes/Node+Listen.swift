@@ -33,7 +33,7 @@ public protocol Cancelable: AnyObject, Sendable {
 
 extension Node {
     /// Starts a listener owned by `owner`: finish it with `withBlock`, `withBlock(on:)` or
-    /// `withBlockOnMainQueue`. The blocks run for as long as `owner` lives (or until cancelled),
+    /// `withBlock(on: .main)`. The blocks run for as long as `owner` lives (or until cancelled),
     /// even if nothing else stores the node.
     ///
     /// ```swift
@@ -73,16 +73,6 @@ public struct ListenerBuilder<Value: Sendable> {
     @inlinable @discardableResult
     public func withBlock(on queue: DispatchQueue, _ block: @escaping @Sendable (Value) -> Void) -> any Cancelable {
         Listener.start(node: node, owner: owner, queue: queue, block: block)
-    }
-
-    /// Calls `block` with every value, asynchronously on the main queue.
-    ///
-    /// ```swift
-    /// node.listenedBy(self).withBlockOnMainQueue { label.text = $0 }
-    /// ```
-    @inlinable @discardableResult
-    public func withBlockOnMainQueue(_ block: @escaping @Sendable (Value) -> Void) -> any Cancelable {
-        Listener.start(node: node, owner: owner, queue: .main, block: block)
     }
 }
 

@@ -24,13 +24,4 @@ extension Node {
             }
         }
     }
-
-    /// EasyReact's name for `throttle(on: .main, interval)`.
-    ///
-    /// ```swift
-    /// let search = input.throttleOnMainQueue(1)
-    /// ```
-    public func throttleOnMainQueue(_ interval: Double) -> Node<Value> {
-        throttle(on: .main, interval)
-    }
 }

@@ -17,16 +17,28 @@ extension Node {
     /// - Returns: a ``Cancelable`` that stops waiting.
     ///
     /// ```swift
-    /// node.nextValue(includingCurrent: false) { print("changed to \($0)") }
+    /// node.onNextValue(includingCurrent: false) { print("changed to \($0)") }
     /// ```
     @discardableResult
-    public func nextValue(includingCurrent: Bool, _ body: @escaping @Sendable (Value) -> Void) -> any Cancelable {
+    public func onNextValue(includingCurrent: Bool, _ body: @escaping @Sendable (Value) -> Void) -> any Cancelable {
         let once = OnceEdge(self)
         let id = addEdge(deliveringCurrent: includingCurrent) { value in
             if once.fire() { body(value) }
         }
         once.arm(id)
         return once
+    }
+
+    /// The old name of ``onNextValue(includingCurrent:_:)``: `nextValue` is a generator's
+    /// "pull the next value" (`Generator.nextValue()`), so the node's call-me-once has its own.
+    ///
+    /// ```swift
+    /// node.nextValue(includingCurrent: false) { print($0) }   // node.onNextValue(includingCurrent: false) { ... }
+    /// ```
+    @available(*, deprecated, renamed: "onNextValue(includingCurrent:_:)")
+    @discardableResult
+    public func nextValue(includingCurrent: Bool, _ body: @escaping @Sendable (Value) -> Void) -> any Cancelable {
+        onNextValue(includingCurrent: includingCurrent, body)
     }
 }
 

@@ -53,12 +53,26 @@ final class NodeBridgeTests: XCTestCase {
         XCTAssertEqual(GraphEngine.shared.lock.withLock { empty.edges.count }, 0, "waits once")
     }
 
-    func testNextValueSkipsTheCurrentOne() {
+    func testNextChangeSkipsTheCurrentOne() {
         let node = MutableNode(1)
-        let next = node.nextValue()
+        let next = node.nextChange()
         XCTAssertTrue(next.isPending)
         node.value = 2
         XCTAssertEqual(next.fulfilledValue, 2)
+    }
+
+    // The old names (issue 30: `nextValue` is a generator's pull; the node's have their own),
+    // deprecated, still work; read through a protocol they satisfy (no deprecation warning).
+    func testTheOldNextValueNamesStillWork() {
+        let node = MutableNode(1)
+        let next = oldNextValue(node)
+        let seen = Printed()
+        _ = oldNextValue(node, includingCurrent: true) { seen.print("now \($0)") }
+        _ = oldNextValue(node, includingCurrent: false) { seen.print("next \($0)") }
+        XCTAssertTrue(next.isPending)
+        node.value = 2
+        XCTAssertEqual(next.fulfilledValue, 2)
+        XCTAssertEqual(seen.all, ["now 1", "next 2"])
     }
 
     func testRjAwaitOfANodesNextValueInsideRjAsync() {
@@ -164,4 +178,16 @@ final class NodeGraphThreadTests: XCTestCase {
         let last = a.value!
         XCTAssertEqual(sum.value, last + 1 + last * 2)
     }
+}
+
+private protocol HasOldNextValue {
+    associatedtype Value: Sendable
+    func nextValue() -> Promise<Value>
+    func nextValue(includingCurrent: Bool, _ body: @escaping @Sendable (Value) -> Void) -> any Cancelable
+}
+extension Node: HasOldNextValue {}
+private func oldNextValue<N: HasOldNextValue>(_ node: N) -> Promise<N.Value> { node.nextValue() }
+private func oldNextValue<N: HasOldNextValue>(_ node: N, includingCurrent: Bool,
+                                              _ body: @escaping @Sendable (N.Value) -> Void) -> any Cancelable {
+    node.nextValue(includingCurrent: includingCurrent, body)
 }

@@ -44,7 +44,7 @@ final class PromiseLifetimeTests: PromiseTestCase {
             check("then", settleFirst: settleFirst) { $0.then(on: self.queue) { $0 + 1 } }
             check("then Void", settleFirst: settleFirst) { $0.then(on: self.queue) { _ in } }
             check("catch", settleFirst: settleFirst) { $0.catch(on: self.queue) { _ in } }
-            check("always", settleFirst: settleFirst) { $0.always(on: self.queue) {} }
+            check("finally", settleFirst: settleFirst) { $0.finally(on: self.queue) {} }
             check("recover", settleFirst: settleFirst) { $0.recover(on: self.queue) { _ in 0 } }
             check("timeout", settleFirst: settleFirst) { $0.timeout(on: self.queue, 5) }
             check("race", settleFirst: settleFirst) { Promises.race(on: self.queue, [$0, Promise<Int>.pending()]) }

@@ -49,10 +49,18 @@ final class PromiseOperatorTests: PromiseTestCase {
                        TestError(code: 2))
     }
 
-    func testAlwaysRunsOnBothOutcomes() {
+    func testFinallyRunsOnBothOutcomes() {
         let ran = Recorder<String>()
-        XCTAssertEqual(value(Promise(1).always { ran.add("a") }), 1)
-        XCTAssertNotNil(error(Promise<Int>(TestError(code: 1)).always { ran.add("b") }))
+        XCTAssertEqual(value(Promise(1).finally { ran.add("a") }), 1)
+        XCTAssertNotNil(error(Promise<Int>(TestError(code: 1)).finally { ran.add("b") }))
+        XCTAssertEqual(ran.all, ["a", "b"])
+    }
+
+    // google/promises' `always`, deprecated for `finally` (issue 30: one word), still works.
+    func testAlwaysIsFinallysOldName() {
+        let ran = Recorder<String>()
+        XCTAssertEqual(value(always(Promise(1)) { ran.add("a") }), 1)
+        XCTAssertNotNil(error(always(Promise<Int>(TestError(code: 1))) { ran.add("b") }))
         XCTAssertEqual(ran.all, ["a", "b"])
     }
 
@@ -220,4 +228,15 @@ final class PromiseOperatorTests: PromiseTestCase {
             XCTAssertEqual(error as? TestError, TestError(code: 3))
         }
     }
+}
+
+/// `Promise.always`, read through a protocol it satisfies: the deprecated name is tested
+/// without a deprecation warning.
+private protocol HasAlways {
+    associatedtype Value: Sendable
+    func always(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> Promise<Value>
+}
+extension Promise: HasAlways {}
+private func always<P: HasAlways>(_ promise: P, _ work: @escaping @Sendable () -> Void) -> Promise<P.Value> {
+    promise.always(on: .promises, work)
 }

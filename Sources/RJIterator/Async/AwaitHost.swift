@@ -11,9 +11,10 @@ import RJLocks
 /// An implementation detail, public only because those two derive from it; it has no public
 /// members but the queue and the cancellation flag they share, and cannot be made or subclassed
 /// outside this module.
+@_documentation(visibility: internal)
 public class _RJAwaitHost: @unchecked Sendable {
     /// The queue the body runs on after each await.
-    public let queue: DispatchQueue
+    @usableFromInline let queue: DispatchQueue
     /// The body's awaits, one at a time.
     @usableFromInline let awaits = AwaitSlot()
     /// Written by `cancel`, read without a lock by every `rj_await`, which checks it before it
@@ -36,7 +37,11 @@ public class _RJAwaitHost: @unchecked Sendable {
     public final var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     /// What an await gives once the host is cancelled.
-    @usableFromInline var cancellationError: any Error { RJAsyncError.cancelled }
+    ///
+    /// `CancellationError`, Swift's own, for every await host (an `rj_async` task and an async
+    /// generator alike): code that awaits in either catches one error, as it does for a Swift
+    /// task (docs/async.md, "One vocabulary").
+    @usableFromInline final var cancellationError: any Error { CancellationError() }
 
     /// Suspends the body until await `generation` completes; called on the body's own stack,
     /// after the awaited work was started. Work that called back already (a callback called

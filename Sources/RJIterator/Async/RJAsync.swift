@@ -241,7 +241,7 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     public final var error: (any Error)? { lock.withLock { thrown } }
 
     /// Cancels the task: the pending `rj_await`, and every later one, returns
-    /// ``RJAsyncError/cancelled`` at once, and the work behind the pending await is told where
+    /// `CancellationError` at once, and the work behind the pending await is told where
     /// it can be (an awaited promise is cancelled). The body goes on until it returns; a body
     /// that has not started never starts. `finally` handlers still run.
     ///
@@ -294,7 +294,7 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
         wait.began()
         defer { wait.ended() }
         guard let core = lock.withLock({ self.core }) else {
-            return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
+            return RJResult(value: nil, error: cancellationError, done: false)
         }
         // While the body waits nothing else may hold the task (its caller may have let it go):
         // this frame keeps it, and the generator and stack it owns, alive until the resume.
@@ -304,7 +304,7 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
         switch core.suspend(rj_coro_current().unsafelyUnwrapped, yielding: generation, resumedWith: RJResult.self) {
         case .value(let result): return result
         case .error(let error): return RJResult(value: nil, error: error, done: false)
-        case .close: return RJResult(value: nil, error: RJAsyncError.cancelled, done: false)
+        case .close: return RJResult(value: nil, error: cancellationError, done: false)
         case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached rj_await")
         }
     }

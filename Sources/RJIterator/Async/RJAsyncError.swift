@@ -2,13 +2,16 @@
 ///
 /// ```swift
 /// let r = rj_await(load())
-/// if r.error as? RJAsyncError == .cancelled { return }
+/// if r.error as? RJAsyncError == .timedOut { print("too slow") }
 /// ```
 public enum RJAsyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `rj_await` was called outside the body of an `rj_async` (or inside a generator running
     /// in one: the await belongs to the body itself).
     case notInAsync
-    /// The task was cancelled: the pending `rj_await` and every later one give this at once.
+    /// No longer given: a cancelled task's awaits give `CancellationError`, Swift's own, as an
+    /// async generator's do (one cancellation error for every await host). Kept so that code
+    /// naming it compiles; test `error is CancellationError` instead.
+    @available(*, deprecated, message: "a cancelled rj_async task's awaits give CancellationError; test `error is CancellationError`")
     case cancelled
     /// The awaited work released its callback without ever calling it.
     case callbackDropped
@@ -23,8 +26,6 @@ public enum RJAsyncError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .notInAsync:
             return "RJIterator: rj_await called outside rj_async; call it from the body of an rj_async block"
-        case .cancelled:
-            return "RJIterator: the rj_async task was cancelled"
         case .callbackDropped:
             return "RJIterator: the awaited work released its callback without calling it"
         case .timedOut:
@@ -33,6 +34,9 @@ public enum RJAsyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "RJIterator: rj_await got an unexpected value: \(detail)"
         case .noTasks:
             return "RJIterator: rj_await(firstOf:) needs at least one task"
+        default:
+            // `cancelled`, no longer given.
+            return "RJIterator: the rj_async task was cancelled"
         }
     }
 }

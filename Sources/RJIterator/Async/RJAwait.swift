@@ -10,7 +10,7 @@ import RJPromises
 ///   `task` or on another thread.
 /// - A callback called twice: the second call is ignored. A callback released without being
 ///   called: the result's error is ``RJAsyncError/callbackDropped``.
-/// - In a cancelled task it returns ``RJAsyncError/cancelled`` at once.
+/// - In a cancelled task it returns `CancellationError` at once.
 /// - `task` is called once, before `rj_await` returns, and not kept: a closure written in
 ///   place may capture what it needs without an allocation for its context.
 ///

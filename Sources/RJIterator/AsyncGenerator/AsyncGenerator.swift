@@ -128,8 +128,6 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         awaits.spareToken = nil
     }
 
-    @usableFromInline override var cancellationError: any Error { CancellationError() }
-
     /// The body's side of an `rj_await` (AsyncGenerator+Storage.swift).
     override func suspend(awaiting generation: UInt64) -> RJResult {
         // Through a closure made where the generator's types are known: this override, reached

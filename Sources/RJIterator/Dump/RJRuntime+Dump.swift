@@ -200,7 +200,7 @@ extension RJRuntime {
                        + "(SIGKILL, SIGSTOP) or is not a signal number; pass one the program does not use, such as SIGUSR1")
         }
         dumpSignalThreshold.store(stuckAfter.bitPattern, ordering: .releasing)
-        if rj_dump_signal_install(signal, { _rjWriteDumpToStandardError() }) != 0 {
+        if rj_dump_signal_install(signal, { rjWriteDumpToStandardError() }) != 0 {
             fatalError(String(cString: rj_last_error()))
         }
     }
@@ -212,7 +212,7 @@ private let dumpSignalThreshold = RJAtomic<UInt64>(Double(10).bitPattern)
 /// The dump signal's work, on the library's watcher thread; also callable from a debugger
 /// (`expr -- (void)rj_dump_to_stderr()`, docs/debugging.md).
 @_cdecl("rj_dump_to_stderr")
-public func _rjWriteDumpToStandardError() {
+func rjWriteDumpToStandardError() {
     let threshold = Double(bitPattern: dumpSignalThreshold.load(ordering: .acquiring))
     var text = RJRuntime.dump(stuckAfter: threshold).description
     text.withUTF8 { bytes in
@@ -228,7 +228,7 @@ public func _rjWriteDumpToStandardError() {
 /// The dump as a C string the caller frees: for debuggers (Tools/lldb/rj_lldb.py calls it in a
 /// stopped process), which can read memory but not a Swift `String`.
 @_cdecl("rj_dump_text")
-public func _rjDumpText(stuckAfter: Double) -> UnsafeMutablePointer<CChar>? {
+func rjDumpText(stuckAfter: Double) -> UnsafeMutablePointer<CChar>? {
     strdup(RJRuntime.dump(stuckAfter: stuckAfter).description)
 }
 
