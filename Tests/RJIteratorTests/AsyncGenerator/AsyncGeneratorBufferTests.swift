@@ -1,0 +1,57 @@
+import Foundation
+import XCTest
+
+@testable import RJIterator
+import RJPromises
+
+// AsyncGenerator, row by row of docs/async-generators.md's table: each test names the
+// behaviour, with ES2018's (checked with node) and Python's (PEP 525, checked with CPython
+// 3.11) in a comment.
+
+final class AsyncGeneratorBufferTests: XCTestCase {
+    // MARK: Buffering (opt-in)
+
+    func testABufferLetsTheBodyRunAheadUpToItsCapacity() async throws {
+        let log = Log()
+        let gen = AsyncGenerator<Int, Void, Void>(bufferingUpTo: 2) { y in
+            for i in 1...10 {
+                log.add("\(i)")
+                try y.yield(i)
+            }
+        }
+        let first = try await gen.next().yieldedValue
+        XCTAssertEqual(first, 1)
+        try await eventually { log.all.count >= 3 }
+        try await Task.sleep(nanoseconds: 20_000_000)
+        XCTAssertEqual(log.all, ["1", "2", "3"], "one delivered, two produced ahead, no more")
+        var rest: [Int] = []
+        for try await x in gen { rest.append(x) }
+        XCTAssertEqual(rest, Array(2...10), "in order, each once")
+    }
+
+    func testABufferedBodyThatAwaitsDeliversInOrderToConcurrentConsumers() async throws {
+        let gen = AsyncGenerator<Int, Void, Void>(bufferingUpTo: 4) { y in
+            for i in 0..<200 {
+                if i % 3 == 0 { _ = rj_await(answerLater(0, after: 0.0001)) }
+                try y.yield(i)
+            }
+        }
+        let values = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    var mine: [Int] = []
+                    while case .yielded(let x) = try await gen.next() { mine.append(x) }
+                    return mine
+                }
+            }
+            var all: [Int] = []
+            for try await part in group {
+                XCTAssertEqual(part, part.sorted(), "each consumer sees values in order")
+                all += part
+            }
+            return all
+        }
+        XCTAssertEqual(values.sorted(), Array(0..<200))
+    }
+
+}
