@@ -4,9 +4,10 @@
 // nanoseconds per operation: the median of repeated samples (15, or 5 with --quick) after a
 // warm-up, with min and max. Ratios are computed between rows of the same run.
 //
-// The rows live in one file per area (Switch/, Lifecycle/, Memory/, Promises/, Async/,
-// Nodes/, Peers/), the targets in Targets.swift; this file says which rows are measured
-// together, in interleaved sets, and prints the result.
+// The rows live in one folder per area (Switch/, Lifecycle/, Chains/, SharedStacks/, Memory/,
+// Promises/, Async/, AsyncGenerators/, Nodes/, Peers/, Workloads/), each with the targets its
+// rows are held to (`holdTargets`, at the end of its file); Harness/ measures and prints. This
+// file says which rows are measured together, in interleaved sets, and prints the result.
 import CRJContext
 import Foundation
 import RJIterator
@@ -54,8 +55,7 @@ let asyncGenerators = AsyncGeneratorRows()
 if options.workloadsOnly {
     let workloads = Workloads.measure(bench)
     bench.checkSomethingRan()
-    holdTargets(bench, switches: nil, lifecycle: nil, async: nil, promises: nil, nodes: nil, peers: nil, chains: nil,
-                asyncGenerators: nil, sharedStacks: nil, memory: nil, asyncMemory: nil, workloads: workloads)
+    Workloads.holdTargets(bench, workloads)
     finish()
 }
 
@@ -84,8 +84,15 @@ bench.measure(nodes.all)
 let workloads = Workloads.measure(bench)
 bench.checkSomethingRan()
 
-holdTargets(bench, switches: switches, lifecycle: lifecycle, async: asyncRows, promises: promises, nodes: nodes,
-            peers: peers, chains: chains, asyncGenerators: asyncGenerators, sharedStacks: sharedStacks, memory: memory,
-            asyncMemory: asyncMemory,
-            workloads: workloads)
+// Each area's targets: ratios of rows measured in the same rounds, shown when their rows ran.
+Workloads.holdTargets(bench, workloads)
+switches.holdTargets(bench, peers: peers)
+lifecycle.holdTargets(bench, switches: switches)
+asyncRows.holdTargets(bench, switches: switches)
+promises.holdTargets(bench)
+nodes.holdTargets(bench)
+chains.holdTargets(bench)
+asyncGenerators.holdTargets(bench, switches: switches, async: asyncRows)
+sharedStacks.holdTargets(bench)
+memory?.holdTargets(bench, asyncMemory: asyncMemory)
 finish()

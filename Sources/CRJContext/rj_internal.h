@@ -50,7 +50,8 @@
  *                <valgrind/valgrind.h> is there at build time; the requests
  *                cost a few instructions when not under valgrind. Build with
  *                -DRJ_USE_VALGRIND=0 to leave it out.
- * The hooks are the inline functions in rj_context.c. */
+ * The hooks are the inline functions of rj_tools.h, included by the two files
+ * that switch (rj_context.c, rj_shared.c). */
 #if defined(__has_feature)
 #  if __has_feature(address_sanitizer)
 #    define RJ_ASAN 1

@@ -114,3 +114,16 @@ final class Hops: Sendable {
         otherQueue.async { self.bodyQueue.async { self.step(i + 1) } }
     }
 }
+
+// MARK: Targets
+
+extension AsyncRows {
+    func holdTargets(_ bench: Bench, switches s: SwitchRows) {
+        let faster = "(information: > 1 means Generator is faster)"
+        bench.ratio("rj_await, completed task / Generator.next", awaitCompleted, over: s.generatorNext, target: 8.0)
+        bench.ratio("rj_await, fulfilled promise / Generator.next", awaitFulfilled, over: s.generatorNext, target: 8.0)
+        bench.ratio("AsyncStream / Generator.next", asyncStream, over: s.generatorNext, target: nil, faster)
+        bench.ratio("withCheckedContinuation / Generator.next", checkedContinuation, over: s.generatorNext, target: nil, faster)
+        bench.ratio("rj_await hop / bare round trip", awaitHop, over: bareHop, target: 1.2)
+    }
+}

@@ -126,3 +126,19 @@ struct AsyncGeneratorRows {
         return row
     }
 }
+
+// MARK: Targets
+
+extension AsyncGeneratorRows {
+    func holdTargets(_ bench: Bench, switches s: SwitchRows, async a: AsyncRows) {
+        bench.ratio("AsyncGenerator element (no await) / AsyncStream element", noAwait, over: a.asyncStream, target: 0.1)
+        bench.ratio("AsyncGenerator element (no await) / AsyncThrowingStream element", noAwait, over: throwingStream, target: 0.1)
+        bench.ratio("AsyncGenerator element (no await) / Generator.next", noAwait, over: s.generatorNext, target: 3.0)
+        bench.ratio("AsyncGenerator element, one callback hop, buffered / AsyncStream fed by it", withHopBuffered,
+                    over: streamWithHop, target: 1.0)
+        bench.ratio("AsyncGenerator element, one callback hop, no buffer / a task awaiting the callback", withHop,
+                    over: a.continuationHop, target: nil, "(information: each element waits for its request)")
+        bench.ratio("await gen.next(v) / withCheckedContinuation", roundTrip, over: a.checkedContinuation, target: nil,
+                    "(information)")
+    }
+}

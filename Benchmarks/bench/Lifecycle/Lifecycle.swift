@@ -81,3 +81,17 @@ final class AllocationsOnly {
     let body: () -> Int
     init(_ body: @escaping () -> Int) { self.body = body }
 }
+
+// MARK: Targets
+
+extension LifecycleRows {
+    func holdTargets(_ bench: Bench, switches s: SwitchRows) {
+        bench.ratio("create + run + release / raw fast switch", createRunRelease, over: s.rawFast, target: 5.0)
+        bench.ratio("create + run + release / its allocations alone", createRunRelease, over: allocationsOnly, target: nil)
+        bench.ratio("the allocations alone / raw fast switch", allocationsOnly, over: s.rawFast, target: nil)
+        bench.ratio("create + next + release while suspended, shared stack / dedicated", createSuspendedReleaseShared,
+                    over: createSuspendedRelease, target: nil, "(information)")
+        bench.ratio("create + release in waves / pooled create + run + release", waves, over: createSuspendedRelease,
+                    target: nil, "(information: waves run on resident stacks)")
+    }
+}

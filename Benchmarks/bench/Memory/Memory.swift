@@ -195,3 +195,39 @@ enum MemoryRows {
         return row
     }
 }
+
+// MARK: Targets
+
+extension MemoryRows.Rows {
+    /// `asyncMemory`: an AsyncGenerator's memory per suspended one (AsyncGenerators/).
+    @MainActor
+    func holdTargets(_ bench: Bench, asyncMemory: Row?) {
+        bench.bound(dedicated.perGenerator, "resident memory per suspended generator", below: 10)
+        // Dedicated stacks at scale (issue 23): carved from slabs, no mapping per stack.
+        bench.bound(dedicated.create, "create + first next with many alive", below: 2000)
+        bench.bound(dedicated.release, "release of a suspended generator with many alive", below: 1000)
+        bench.ratio("create with many alive / first write to a fresh page", dedicated.create, over: freshPage,
+                    target: nil, "(information: a new stack's top page is a fresh page)")
+        bench.ratio("release with many alive / giving a page back", dedicated.release, over: pageBack, target: nil,
+                    "(information: a released stack's pages go back to the system)")
+        if let shared {
+            bench.bound(shared.perGenerator, "resident memory per suspended generator, shared stacks", below: 1024)
+            bench.bound(shared.create, "create + first next with many alive, shared stacks", below: 500)
+            bench.bound(shared.release, "release of a suspended generator with many alive, shared stacks", below: 500)
+            if let v8 {
+                bench.ratio("memory per suspended generator, shared stacks / V8's", shared.perGenerator, over: v8, target: nil)
+            }
+            if let python {
+                bench.ratio("memory per suspended generator, shared stacks / Python's", shared.perGenerator, over: python, target: nil)
+            }
+        }
+        if let swiftTask, let rjAsyncShared {
+            bench.ratio("memory per suspended rj_async body, shared stacks / per Swift Task", rjAsyncShared, over: swiftTask,
+                        target: 1.0)
+        }
+        if let asyncMemory {
+            bench.ratio("memory per suspended AsyncGenerator / per Generator", asyncMemory, over: dedicated.perGenerator,
+                        target: 1.2)
+        }
+    }
+}

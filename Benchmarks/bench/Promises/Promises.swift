@@ -101,3 +101,18 @@ struct PromiseRows {
         bench.measure([gcdMany, promiseMany, gcdManyAllocating])
     }
 }
+
+// MARK: Targets
+
+extension PromiseRows {
+    func holdTargets(_ bench: Bench) {
+        bench.ratio("promise + 1 then / GCD", promise1, over: gcd1, target: 1.25)
+        bench.ratio("promise + 2 thens / GCD", promise2, over: gcd2, target: 1.5)
+        bench.ratio("promise + 3 thens / GCD", promise3, over: gcd3, target: 1.5)
+        bench.ratio("10,000 pending promises / GCD", promiseMany, over: gcdMany, target: 1.5)
+        bench.ratio("GCD + 3 objects each / GCD", gcdManyAllocating, over: gcdMany, target: nil,
+                    "(information: the allocations alone)")
+        bench.ratio("10,000 pending promises / GCD + 3 objects each", promiseMany, over: gcdManyAllocating, target: nil,
+                    "(information: what the promises add)")
+    }
+}

@@ -71,3 +71,17 @@ struct SharedStackRows {
         }
     }
 }
+
+// MARK: Targets
+
+extension SharedStackRows {
+    func holdTargets(_ bench: Bench) {
+        for size in sizes {
+            // The target is the 256-byte case; the others show the cost against the size.
+            bench.ratio("resume, two shared taking turns / dedicated, \(size.bytes) B below the body", size.sharedTurns,
+                        over: size.dedicated, target: size.bytes == 256 ? 3.0 : nil)
+            bench.ratio("resume, shared alone / dedicated, \(size.bytes) B below the body", size.sharedAlone,
+                        over: size.dedicated, target: nil)
+        }
+    }
+}

@@ -115,3 +115,21 @@ final class PingPong: @unchecked Sendable {
         ping.signal()
     }
 }
+
+// MARK: Targets
+
+extension SwitchRows {
+    /// The switch's targets: a ratio of two rows measured in the same rounds and its bound
+    /// (`nil`: for information).
+    func holdTargets(_ bench: Bench, peers: PeerRows) {
+        let faster = "(information: > 1 means Generator is faster)"
+        bench.ratio("Generator.next / raw fast switch (call/ret)", generatorNext, over: rawFast, target: 1.3)
+        bench.ratio("Generator.next / inline switch", generatorNext, over: rawInline, target: nil)
+        bench.ratio("Generator.next / V8 generator next", generatorNext, over: peers.v8Generator, target: 1.0)
+        bench.ratio("RJIterator.next / Python generator send", rjIteratorNext, over: peers.pythonGenerator, target: 1.0)
+        bench.ratio("RJIterator.next / Generator.next", rjIteratorNext, over: generatorNext, target: 2.0)
+        bench.ratio("RJIterator.next / its Any? traffic without a switch", rjIteratorNext, over: anyEchoNext, target: nil)
+        bench.ratio("Generator.next, ucontext / raw swapcontext", generatorNextUContext, over: rawUContext, target: nil)
+        bench.ratio("thread + semaphores / Generator.next", semaphores, over: generatorNext, target: nil, faster)
+    }
+}

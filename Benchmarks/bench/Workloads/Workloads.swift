@@ -106,3 +106,16 @@ enum Workloads {
         })
     }
 }
+
+// MARK: Targets
+
+extension Workloads {
+    /// Every classic generator program at most half Python's time and no slower than Node's.
+    @MainActor
+    static func holdTargets(_ bench: Bench, _ workloads: [Rows]) {
+        for w in workloads {
+            bench.ratio("\(w.workload.label) / Python", w.swift, over: w.python, target: 0.5)
+            bench.ratio("\(w.workload.label) / Node", w.swift, over: w.node, target: 1.0)
+        }
+    }
+}
