@@ -250,6 +250,27 @@ case "async-yielder-escape":
     Task.detached { _ = try? await gen.next(); done.signal() }
     done.wait()
     _ = try? kept.yielder?.yield(1)
+case "async-delegation-release":
+    // An async generator suspended in yieldAll of another is released: both bodies are closed,
+    // and nothing is reported (the outer's close cannot wait for the inner's: it goes on closing).
+    let outer = AsyncGenerator<Int, Void, Void> { y in
+        defer { say("outer closed") }
+        let inner = AsyncGenerator<Int, Void, Void> { y in
+            defer { say("inner closed") }
+            try y.yield(1)
+            try y.yield(2)
+        }
+        try y.yieldAll(inner)
+    }
+    let done = DispatchSemaphore(value: 0)
+    let first = UnsafeTransfer(ResultSlot<Int>())
+    Task.detached {
+        first.value.value = try? await outer.next().yieldedValue
+        done.signal()
+    }
+    done.wait()
+    say("first \(first.value.value ?? -1)")
+    _ = consume outer
 case "async-buffer-negative":
     _ = AsyncGenerator<Int, Void, Void>(bufferingUpTo: -1) { _ in }
 case "dump-signal":

@@ -9,8 +9,8 @@ import RJLocks
 /// which each kind of host implements with its own coroutine) until the work completes it.
 ///
 /// An implementation detail, public only because those two derive from it; it has no public
-/// members but the queue and the cancellation flag they share, and cannot be made or subclassed
-/// outside this module.
+/// member but the cancellation flag they share (`isCancelled`), cannot be made or subclassed
+/// outside this module, and is hidden from the documentation.
 @_documentation(visibility: internal)
 public class _RJAwaitHost: @unchecked Sendable {
     /// The queue the body runs on after each await.

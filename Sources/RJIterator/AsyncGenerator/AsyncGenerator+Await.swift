@@ -7,13 +7,20 @@ extension AsyncGenerator {
     /// generator a body runs does), otherwise queued; the awaiting body suspends until the
     /// answer, which resumes it on its own queue.
     @usableFromInline
-    func awaitStep(_ operation: Operation) throws -> GeneratorStep<Element, Return> {
+    func awaitStep(_ operation: GeneratorOperation<Input, Return>) throws -> GeneratorStep<Element, Return> {
         guard let current = _RJAwaitHost.current else { throw RJAsyncError.notInAsync }
         if current === self {
             // Its own request would wait behind the one it is serving, forever.
             throw GeneratorError.alreadyRunning
         }
         if current.isCancelled { throw current.cancellationError }
+        if bufferCapacity > 0 {
+            // Through the buffer, as every request of a buffered generator: values in order.
+            switch startBuffered(operation) {
+            case .answered(let result): return try result.get()
+            case .waits(let request): return try wait(for: request, in: current)
+            }
+        }
         if machine.beginServingIfIdle() {
             switch serve(operation) {
             case .answered(let result):

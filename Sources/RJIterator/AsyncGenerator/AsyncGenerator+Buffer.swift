@@ -32,22 +32,41 @@ extension AsyncGenerator {
     /// or waits for the next one (and keeps the body producing); `return` and `throw` drop
     /// what was produced ahead and act at the body's `yield`, after the value in production.
     @inlinable
-    nonisolated(nonsending) func requestBuffered(_ operation: Operation) async throws -> GeneratorStep<Element, Return> {
+    nonisolated(nonsending) func requestBuffered(_ operation: GeneratorOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
+        switch startBuffered(operation) {
+        case .answered(let result): return try result.get()
+        case .waits(let request): return try await waitCancellably(request)
+        }
+    }
+
+    /// What `startBuffered` achieved.
+    @usableFromInline
+    enum BufferedStart {
+        /// Answered from the buffer (or the kept outcome).
+        case answered(Result<GeneratorStep<Element, Return>, any Error>)
+        /// Queued, as a consumer of the next value or behind the request being served.
+        case waits(AsyncRequest)
+    }
+
+    /// The synchronous part of a request of a generator with a buffer, for Swift concurrency's
+    /// callers and `rj_await(nextOf:)`'s alike, so that both see the values in one order.
+    @inlinable
+    func startBuffered(_ operation: GeneratorOperation<Input, Return>) -> BufferedStart {
         let request = AsyncRequest(operation)
         guard case .next = operation else {
             lock.withLock { machine.dropBuffered() }
             submit(request)
-            return try await waitCancellably(request)
+            return .waits(request)
         }
         switch lock.withLock({ machine.take(for: request) }) {
         case .ready(let value):
             keepProducing()
-            return try value.get()
+            return .answered(value)
         case .ended:
-            return try answerFromOutcome(operation).get()
+            return .answered(outcomeAnswer(operation))
         case .waits:
             keepProducing()
-            return try await waitCancellably(request)
+            return .waits(request)
         }
     }
 
@@ -72,7 +91,7 @@ extension AsyncGenerator {
     func produceAhead() -> AsyncRequest? {
         guard bufferCapacity > 0, lock.withLock({ machine.hasRoomAhead(capacity: bufferCapacity) }) else { return nil }
         // A generator with a buffer has a Void input (its buffered initialiser).
-        let ahead = AsyncRequest(Operation.next(() as! Input))
+        let ahead = AsyncRequest(GeneratorOperation<Input, Return>.next(() as! Input))
         ahead.onAnswer { [unowned self, unowned ahead] in self.deliver(ahead.result(Step.self).unsafelyUnwrapped) }
         return ahead
     }
@@ -88,13 +107,13 @@ extension AsyncGenerator {
     @inlinable
     func nextAfterBufferedAnswer() -> AsyncRequest? {
         if let ahead = produceAhead() {
-            lock.withLock { machine.serve(ahead) }
+            lock.withLock { machine.startServing(ahead) }
             return ahead
         }
         if machine.endServingIfAlone() { return nil }
         return lock.withLock { () -> AsyncRequest? in
             guard let next = machine.takeNextWaiting() else { return nil }
-            machine.serve(next)
+            machine.startServing(next)
             return next
         }
     }

@@ -10,7 +10,7 @@ import RJLocks
 extension AsyncGenerator {
     /// Runs the body for `operation` until it yields, ends or awaits. Called holding `busy`.
     @inlinable @inline(__always)
-    func serve(_ operation: Operation) -> AsyncServed<Element, Return> {
+    func serve(_ operation: GeneratorOperation<Input, Return>) -> AsyncServed<Element, Return> {
         do {
             // The hot path, a `next`, folds to its one case; the others are rare.
             if case .next(let input) = operation { return Self.served(try core.perform(.next(.input(input)))) }
@@ -24,7 +24,7 @@ extension AsyncGenerator {
     /// with awaits' results). A delegation's first step resumes a suspended body whose `Input`
     /// is `Void` with `()`, as ES2018's `yield*` does.
     @inlinable @inline(__always)
-    static func coreOperation(_ operation: Operation) -> GeneratorOperation<AsyncResume<Input>, Return> {
+    static func coreOperation(_ operation: GeneratorOperation<Input, Return>) -> GeneratorOperation<AsyncResume<Input>, Return> {
         switch operation {
         case .next(let input): return .next(.input(input))
         case .send(let input): return .send(.input(input))
@@ -58,38 +58,34 @@ extension AsyncGenerator {
         }
     }
 
-    /// A request answered on its caller's thread, holding `busy`: gives `busy` back, or, when
-    /// requests wait, starts the next one on the generator's queue (the caller goes on at
-    /// once), or, when the body has ended, answers every waiting request from the kept outcome.
+    /// A request answered on its caller's thread (the fast path), holding `busy`: what follows
+    /// is the state machine's `settle`, as after every answer. The caller's own answer is its
+    /// return value, so what must come after it goes to the generator's queue: the next
+    /// request's serving, or the answers of the requests left waiting when the body ended.
     @inlinable
     func finishRequest() {
-        if core.state == .completed { return answerFromOutcome(bodyEnded()) }
-        if machine.endServingIfAlone() { return }
-        guard let next = lock.withLock({ machine.takeNextWaiting() }) else { return }
-        driveOnQueue(next)
-    }
-
-    /// The body has ended: the phase says so; returns the requests left waiting.
-    @inlinable
-    func bodyEnded() -> [AsyncRequest] {
+        let ended = core.state == .completed
         // No await will use the spare token (see deinit).
-        awaits.spareToken = nil
-        return lock.withLock { machine.bodyEnded() }
-    }
-
-    /// Answers `requests`, left waiting when the body ended, from the kept outcome.
-    @inlinable
-    func answerFromOutcome(_ requests: [AsyncRequest]) {
-        for request in requests { request.answer(answerFromOutcome(operation(of: request))) }
+        if ended { awaits.spareToken = nil }
+        switch lock.withLock({ machine.settle(bodyEnded: ended) }) {
+        case .idle:
+            return
+        case .serveNext(let next):
+            driveOnQueue(next)
+        case .ended(let left):
+            if left.isEmpty { return }
+            let answers = left.map { ($0, outcomeAnswer(operation(of: $0))) }
+            queue.async { for (waiting, answer) in answers { waiting.answer(answer) } }
+        }
     }
 
     /// A request on a generator whose body has ended, answered as the completed core answers
-    /// it (its state machine's table): `next` reports the kept outcome, `return(v)` gives
-    /// `.returned(v)`, `throw(e)` throws `e`.
+    /// it (the completed row of its state machine's table, which takes and changes nothing):
+    /// `next` reports the kept outcome, `return(v)` gives `.returned(v)`, `throw(e)` throws `e`.
     @inlinable
-    func answerFromOutcome(_ operation: Operation) -> Result<GeneratorStep<Element, Return>, any Error> {
+    func outcomeAnswer(_ operation: GeneratorOperation<Input, Return>) -> Result<GeneratorStep<Element, Return>, any Error> {
         Result {
-            switch try core.performOutOfLine(Self.coreOperation(operation)) {
+            switch try core.carryOut(core.machine.completedAction(Self.coreOperation(operation))) {
             case .returned(let value): return .returned(value)
             case .yielded: fatalError("RJIterator: internal error: a completed async generator yielded")
             }
@@ -98,14 +94,14 @@ extension AsyncGenerator {
 
     /// The operation `request` carries (typed again: requests hold it erased).
     @inlinable
-    func operation(of request: AsyncRequest) -> Operation {
-        request.operation as! Operation
+    func operation(of request: AsyncRequest) -> GeneratorOperation<Input, Return> {
+        request.operation as! GeneratorOperation<Input, Return>
     }
 
     /// What resumes the body: a request's operation, or an await's result.
     @usableFromInline
     enum Resumption {
-        case operation(Operation)
+        case operation(GeneratorOperation<Input, Return>)
         case awaited(RJResult)
     }
 
@@ -118,7 +114,7 @@ extension AsyncGenerator {
     func drive(_ first: AsyncRequest, _ firstResumption: Resumption) -> FinalAnswer? {
         var request = first
         var resumption = firstResumption
-        lock.withLock { machine.serve(request) }
+        lock.withLock { machine.startServing(request) }
         while true {
             let served: AsyncServed<Element, Return>
             switch resumption {
@@ -149,7 +145,7 @@ extension AsyncGenerator {
             switch lock.withLock({ machine.settle(bodyEnded: ended) }) {
             case .ended(let left):
                 // Its callers see the end. In order: this request, then those that waited.
-                let answers = left.map { ($0, answerFromOutcome(operation(of: $0))) }
+                let answers = left.map { ($0, outcomeAnswer(operation(of: $0))) }
                 return FinalAnswer { [request] in
                     request.answer(result)
                     for (waiting, answer) in answers { waiting.answer(answer) }
@@ -186,7 +182,7 @@ extension AsyncGenerator {
         switch lock.withLock({ machine.submit(request) }) {
         case .serveHere: drive(request, .operation(operation(of: request)))?.give()
         case .queued: break
-        case .answerFromOutcome: request.answer(answerFromOutcome(operation(of: request)))
+        case .answerFromOutcome: request.answer(outcomeAnswer(operation(of: request)))
         }
     }
 

@@ -46,8 +46,6 @@ import RJLocks
 public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Sendable>: _RJAwaitHost, @unchecked Sendable {
     @usableFromInline typealias Core = Generator<AsyncEvent<Element>, AsyncResume<Input>, Return>
     @usableFromInline typealias Step = GeneratorStep<Element, Return>
-    @usableFromInline typealias Operation = GeneratorOperation<Input, Return>
-
     // The storage (an async generator is its own storage: one object, no second allocation).
     // What each file of this folder holds:
     // - AsyncGenerator.swift: the public API and a request's fast path;
@@ -55,9 +53,13 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     // - AsyncGenerator+Storage.swift: serving requests (the actions carried out), awaits;
     // - AsyncGenerator+Buffer.swift: running ahead of the requests;
     // - AsyncGenerator+Await.swift: consumed from an `rj_async` body (`rj_await(nextOf:)`);
-    // - AsyncYielder.swift, AsyncGenerator+Sequence.swift, AsyncRequest.swift: the rest.
+    // - AsyncYielder.swift, AsyncGenerator+Sequence.swift, AsyncRequest.swift,
+    //   AsyncGeneratorEvents.swift: the yielder, `for try await`, a waiting request, what
+    //   crosses the switches.
 
-    /// The body's coroutine. Touched only by the thread that holds the `busy` phase.
+    /// The body's coroutine. Its body runs only for the thread that holds the `busy` phase;
+    /// others read its state (`state`), a completed one's outcome (`outcomeAnswer`), and the
+    /// release closes it.
     @usableFromInline let core: Core
     /// The lock of the state machine's guarded fields.
     @usableFromInline let lock = RJLock()
@@ -122,6 +124,9 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         // does. Its cleanups cannot wait for anything: an `rj_await` there gives
         // `CancellationError` at once.
         cancelled.store(true, ordering: .releasing)
+        // Out of the registry first, as a Generator's release is: no dump reads the core while
+        // it is closed here (and none holds it, so the close can take it).
+        core.record.unregister()
         core.closeOnRelease()
         // The body has ended: no await will use the spare callback token, which refers back
         // to the slot (the two would leak each other).
@@ -196,7 +201,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// else is in progress (the common case costs no continuation and no suspension);
     /// otherwise queued.
     @inlinable @inline(__always)
-    nonisolated(nonsending) func request(_ operation: Operation) async throws -> GeneratorStep<Element, Return> {
+    nonisolated(nonsending) func request(_ operation: GeneratorOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
         let attempt = attemptOutOfLine(operation)
         if case .answered(let result) = attempt { return try result.get() }
         return try await answerLater(operation, attempt)
@@ -210,16 +215,16 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         /// Served until the body awaited: the request is answered later.
         case pending(AsyncRequest)
         /// Something else is in progress (or the generator has a buffer).
-        case busy
+        case later
         /// The calling task is cancelled: nothing was done.
         case cancelled
     }
 
     /// The synchronous part of a request: serves it here if nothing else is in progress.
     @inlinable @inline(__always)
-    func attempt(_ operation: Operation) -> Attempt {
+    func attempt(_ operation: GeneratorOperation<Input, Return>) -> Attempt {
         if Task.isCancelled { return .cancelled }
-        guard bufferCapacity == 0, machine.beginServingIfIdle() else { return .busy }
+        guard bufferCapacity == 0, machine.beginServingIfIdle() else { return .later }
         switch serve(operation) {
         case .answered(let result):
             // A yield leaves the body suspended: only an end needs the completion's work.
@@ -238,24 +243,24 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// a request's fast path is small enough to be inlined into its caller (a `for try await`
     /// loop), which then makes no executor switch per element, and allocates no async frame.
     @inlinable @inline(never)
-    func attemptOutOfLine(_ operation: Operation) -> Attempt {
+    func attemptOutOfLine(_ operation: GeneratorOperation<Input, Return>) -> Attempt {
         attempt(operation)
     }
 
     /// The rest of a request that `attempt` could not answer at once.
     @inlinable @inline(never)
-    nonisolated(nonsending) func answerLater(_ operation: Operation, _ attempt: Attempt) async throws -> GeneratorStep<Element, Return> {
+    nonisolated(nonsending) func answerLater(_ operation: GeneratorOperation<Input, Return>, _ attempt: Attempt) async throws -> GeneratorStep<Element, Return> {
         switch attempt {
         case .answered(let result): return try result.get()
         case .pending(let request): return try await waitCancellably(request)
-        case .busy: return try await requestLater(operation)
+        case .later: return try await requestLater(operation)
         case .cancelled: return try await requestCancelled(operation)
         }
     }
 
     /// A request that could not be served at once: queued, or served ahead (a buffer).
     @inlinable
-    nonisolated(nonsending) func requestLater(_ operation: Operation) async throws -> GeneratorStep<Element, Return> {
+    nonisolated(nonsending) func requestLater(_ operation: GeneratorOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
         if bufferCapacity > 0 { return try await requestBuffered(operation) }
         let request = AsyncRequest(operation)
         submit(request)
@@ -275,9 +280,9 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// A request made by a task that is cancelled already: the body's `yield` throws
     /// `CancellationError`, its cleanups run, and the request throws it.
     @inlinable
-    nonisolated(nonsending) func requestCancelled(_ operation: Operation) async throws -> GeneratorStep<Element, Return> {
+    nonisolated(nonsending) func requestCancelled(_ operation: GeneratorOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
         cancelled.store(true, ordering: .releasing)
-        let request = AsyncRequest(Operation.throwing(CancellationError()))
+        let request = AsyncRequest(GeneratorOperation<Input, Return>.throwing(CancellationError()))
         submit(request)
         _ = try? await request.wait(Step.self)
         throw CancellationError()

@@ -145,7 +145,7 @@ struct AsyncGeneratorStateMachine<Element, Return>: ~Copyable {
 
     /// `request` is served now (the serving thread holds `busy`).
     @inlinable
-    mutating func serve(_ request: AsyncRequest) {
+    mutating func startServing(_ request: AsyncRequest) {
         serving = request
     }
 
@@ -182,7 +182,7 @@ struct AsyncGeneratorStateMachine<Element, Return>: ~Copyable {
 
     /// The body has ended: the phase says so; returns every request left waiting, in order.
     @inlinable
-    mutating func bodyEnded() -> [AsyncRequest] {
+    mutating func markCompleted() -> [AsyncRequest] {
         phase.store(.completed, ordering: .releasing)
         defer {
             waiting = []
@@ -196,7 +196,7 @@ struct AsyncGeneratorStateMachine<Element, Return>: ~Copyable {
     @inlinable
     mutating func settle(bodyEnded ended: Bool) -> Settlement {
         answered()
-        if ended { return .ended(left: bodyEnded()) }
+        if ended { return .ended(left: markCompleted()) }
         if endServingIfAlone() { return .idle }
         guard let next = takeNextWaiting() else { return .idle }
         serving = next

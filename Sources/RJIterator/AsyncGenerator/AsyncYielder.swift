@@ -72,13 +72,22 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
         case .value(.awaited): fatalError("RJIterator: internal error: an async generator's yield was resumed with an await's result")
         case .error(let error): return .error(error)
         case .close: return .close
-        case .delegateDone: return .delegateDone
+        case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached an async yield")
         }
+    }
+
+    /// Whether this generator is being closed on release: its awaits cannot wait any more.
+    @inlinable
+    var isClosingOnRelease: Bool {
+        host._withUnsafeGuaranteedRef { $0.machine.closingOnRelease }
     }
 
     /// Delegates to a ``Generator`` until it returns: its values pass through, the inputs and
     /// errors of this generator's requests are forwarded to it, and closing this generator
-    /// closes it first (as ``Yielder/yieldAll(_:)`` does; the loop is the same, Delegation.swift).
+    /// closes it first (ES6's `yield*`, decided in the loop ``Yielder/yieldAll(_:)`` runs too,
+    /// Delegation.swift). Each forwarded step takes the inner as any caller does, and gives it
+    /// back: between two steps someone else may resume it (it throws
+    /// ``GeneratorError/alreadyRunning`` to whoever tries while a step runs).
     ///
     /// ```swift
     /// let numbers = Generator<Int, Void, Void> { y in for i in 1...3 { try y.yield(i) } }
@@ -86,13 +95,15 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: Generator<Element, Input, R>) throws -> R {
-        try delegateAll(from: host, first: inner.perform(.delegate), handOut: handOut) { operation in
+        try delegateAll(from: host, first: inner.perform(.delegate), handOut: handOut, step: { operation in
             do {
                 return try inner.perform(operation)
             } catch GeneratorError.closed where inner.machine.endedByClose {
                 return nil
             }
-        }
+        }, innerEnded: {
+            fatalError("RJIterator: internal error: an async generator's delegate said done")
+        })
     }
 
     /// Delegates to another async generator until it returns (ES2018's `yield*` in an async
@@ -108,12 +119,18 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: AsyncGenerator<Element, Input, R>) throws -> R {
-        try delegateAll(from: host, first: inner.awaitStep(.delegate), handOut: handOut) { operation in
+        try delegateAll(from: host, first: inner.awaitStep(.delegate), handOut: handOut, step: { operation in
             do {
                 return try inner.awaitStep(operation)
             } catch GeneratorError.closed where inner.core.machine.endedByClose {
                 return nil
+            } catch is CancellationError where isClosingOnRelease {
+                // Released: this body cannot wait for the inner's close. It goes on closing;
+                // the inner is closed by its own release, as a suspended Generator's is.
+                return nil
             }
-        }
+        }, innerEnded: {
+            fatalError("RJIterator: internal error: an async generator's delegate said done")
+        })
     }
 }

@@ -93,7 +93,7 @@ extension RJRuntime {
         return CoroutineDump(coroutines: coroutines, stuckAfter: stuckAfter)
     }
 
-    /// Reads `host`, which the caller keeps alive (the registry, or a reference).
+    /// Reads the generator at `object`, which the caller keeps alive (the registry, or a reference).
     fileprivate static func read(_ object: UnsafeMutableRawPointer, now: UInt64,
                                  delegates: inout [UnsafeMutableRawPointer: RawCoroutine]) -> RawCoroutine {
         Unmanaged<_RJCoroutineHost>.fromOpaque(object)._withUnsafeGuaranteedRef { host in
@@ -173,8 +173,8 @@ extension RJRuntime {
         }
     }
 
-    /// What `_RJCoroutineHost.debugDescription`-style callers use: one generator the caller
-    /// holds a reference to, read the same way as in a dump.
+    /// What the `debugDescription`s use (DebugDescription.swift): one generator the caller holds
+    /// a reference to, read the same way as in a dump.
     static func inspect(_ host: _RJCoroutineHost) -> CoroutineDump.Coroutine {
         var delegates: [UnsafeMutableRawPointer: RawCoroutine] = [:]
         // One reader at a time: a resume asks whether *the* dump holds its generator.

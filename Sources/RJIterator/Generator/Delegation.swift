@@ -21,11 +21,15 @@
 ///     returns how the body was resumed.
 ///   - step: performs one forwarded operation on the inner; `nil` when it completed the inner
 ///     by closing it.
+///   - innerEnded: how the inner ended, when the resumer drove it to its end itself and says so
+///     with `.delegateDone` (only `Yielder.yieldAll` of a generator, whose chain the resumer
+///     runs: Generator+Delegation.swift); `nil` as `step`'s.
 @inlinable
 func delegateAll<Element, Input, R>(
     from host: Unmanaged<_RJCoroutineHost>, first: GeneratorStep<Element, R>,
     handOut: (Element) -> ResumeSignal<Input>,
-    step: (GeneratorOperation<Input, R>) throws -> GeneratorStep<Element, R>?
+    step: (GeneratorOperation<Input, R>) throws -> GeneratorStep<Element, R>?,
+    innerEnded: () throws -> GeneratorStep<Element, R>?
 ) throws -> R {
     var current = first
     // The exit this body is being closed with, when `current` is the inner's answer to it.
@@ -63,9 +67,7 @@ func delegateAll<Element, Input, R>(
                 next = try step(.close)
             }
         case .delegateDone:
-            // The resumer drove the inner to its end (Generator+Delegation.swift): it reports
-            // how it ended.
-            next = try step(.delegate)
+            next = try innerEnded()
         }
         guard let next else {
             // The inner completed by closing: a body being closed goes on closing; otherwise

@@ -53,13 +53,13 @@ extension _RJCoroutineHost {
 
     /// Switches into this delegate with `inbox`, the caller's local holding its signal, and
     /// `outbox` for the value it yields; nothing typed is needed (a body that ends keeps its own
-    /// outcome, `completionBox` being nil). Returns `true` when it suspended, `false` when its
-    /// body ended (then it is `completed`). Called by the thread that owns the chain.
+    /// outcome, `completionBox` being nil). Returns `true` when its body ended (then it is
+    /// `completed`), as `switchIn` does. Called by the thread that owns the chain.
     @usableFromInline
-    final func switchAsDelegate(outbox: UnsafeMutableRawPointer, inbox: UnsafeMutableRawPointer) -> Bool {
-        if !switchIn(coro.unsafelyUnwrapped, inbox: inbox, outbox: outbox, completionBox: nil) { return true }
-        machine.bodyEndedKept()
-        return false
+    final func switchIntoDelegate(outbox: UnsafeMutableRawPointer, inbox: UnsafeMutableRawPointer) -> Bool {
+        guard switchIn(coro.unsafelyUnwrapped, inbox: inbox, outbox: outbox, completionBox: nil) else { return false }
+        machine.completedWithKeptOutcome()
+        return true
     }
 }
 
@@ -75,14 +75,14 @@ extension Generator {
         var signal = ResumeSignal<Input>.value(input)
         while true {
             var incoming: ResumeSignal<Input>? = signal
-            let suspended = node._withUnsafeGuaranteedRef { delegate in
+            let ended = node._withUnsafeGuaranteedRef { delegate in
                 withUnsafeMutablePointer(to: &incoming) { signalSlot in
                     withUnsafeMutablePointer(to: &value) {
-                        delegate.switchAsDelegate(outbox: UnsafeMutableRawPointer($0), inbox: UnsafeMutableRawPointer(signalSlot))
+                        delegate.switchIntoDelegate(outbox: UnsafeMutableRawPointer($0), inbox: UnsafeMutableRawPointer(signalSlot))
                     }
                 }
             }
-            if suspended {
+            if !ended {
                 // It yielded, or started a delegation of its own (then the new deepest one
                 // yielded): the next `next` resumes the deepest.
                 deepestDelegate = node._withUnsafeGuaranteedRef { $0.deepestOfChain() }
@@ -105,13 +105,25 @@ extension Generator {
         }
     }
 
+    /// How this delegate ended, once the resumer of its delegator's chain drove it to its end:
+    /// its kept outcome (`nil` for a close, as `stepForDelegator`).
+    @inlinable
+    func outcomeForDelegator() throws -> GeneratorStep<Element, Return>? {
+        assert(machine.word.load(ordering: .relaxed) == .completed, "RJIterator: internal error: a delegate said done is not")
+        do {
+            return try reportOutcome()
+        } catch GeneratorError.closed where machine.endedByClose {
+            return nil
+        }
+    }
+
     /// One forwarded operation on this delegate, which the delegating body owns: `nil` when it
     /// completed this generator by closing it, which the delegation loop turns into the body's
     /// own exit.
     @inlinable
-    func stepOwned(_ operation: GeneratorOperation<Input, Return>) throws -> GeneratorStep<Element, Return>? {
+    func stepForDelegator(_ operation: GeneratorOperation<Input, Return>) throws -> GeneratorStep<Element, Return>? {
         do {
-            return try carryOut(machine.beginOwned(operation), keptByOwner: true)
+            return try carryOut(machine.beginForDelegator(operation), heldByDelegator: true)
         } catch GeneratorError.closed where machine.endedByClose {
             return nil
         }
@@ -124,10 +136,10 @@ extension Yielder {
     func delegate<R>(to inner: Generator<Element, Input, R>) throws -> R {
         // The first step takes `inner` as any operation does, and keeps it when it yields.
         let first = try inner.carryOut(inner.machine.begin(GeneratorOperation<Input, R>.delegate, object: inner.object),
-                                       keptByOwner: true)
+                                       heldByDelegator: true)
         // From here `inner` is owned until it completes; if this body leaves `yieldAll` while
         // `inner` is still suspended, it is handed back.
-        defer { inner.machine.giveBackFromOwner(hasCoroutine: inner.coro != nil) }
+        defer { inner.machine.giveBackFromDelegator(hasCoroutine: inner.coro != nil) }
         return try delegateAll(from: host, first: first, handOut: { value in
             let current = runningBody()
             return host._withUnsafeGuaranteedRef { host in
@@ -135,6 +147,10 @@ extension Yielder {
                 defer { host.unlink(delegate: inner) }
                 return host.suspend(current, yielding: value, resumedWith: Input.self)
             }
-        }, step: { operation in try inner.stepOwned(operation) })
+        }, step: { operation in
+            try inner.stepForDelegator(operation)
+        }, innerEnded: {
+            try inner.outcomeForDelegator()
+        })
     }
 }

@@ -29,15 +29,15 @@ extension Generator {
         try perform(operation)
     }
 
-    /// Carries out `action`. `keptByOwner`: this generator is a delegate run by the body that
+    /// Carries out `action`. `heldByDelegator`: this generator is a delegate run by the body that
     /// owns it, which keeps it `running` when it yields (Generator+Delegation.swift).
     @inlinable @inline(__always)
-    func carryOut(_ action: consuming GeneratorAction<Input, Return>, keptByOwner: Bool = false) throws -> GeneratorStep<Element, Return> {
+    func carryOut(_ action: consuming GeneratorAction<Input, Return>, heldByDelegator: Bool = false) throws -> GeneratorStep<Element, Return> {
         switch consume action {
         case .resume(let signal):
-            return try resume(signal, keptByOwner: keptByOwner)
+            return try resume(signal, heldByDelegator: heldByDelegator)
         case .start:
-            return try startBody(keptByOwner: keptByOwner)
+            return try startBody(heldByDelegator: heldByDelegator)
         case .complete(let outcome):
             releaseBody()
             return try finish(outcome)
@@ -53,29 +53,29 @@ extension Generator {
     /// Resumes the suspended body with `signal`. A body suspended in `yieldAll` stays where it
     /// is for a `next`: its deepest delegate is resumed. Called holding `running`.
     @inlinable @inline(__always)
-    func resume(_ signal: ResumeSignal<Input>, keptByOwner: Bool = false) throws -> GeneratorStep<Element, Return> {
-        if !keptByOwner, case .value(let input) = signal, delegate != nil { return try resumeChain(with: input) }
-        return try switchIntoBody(coro.unsafelyUnwrapped, signal: signal, keptByOwner: keptByOwner)
+    func resume(_ signal: ResumeSignal<Input>, heldByDelegator: Bool = false) throws -> GeneratorStep<Element, Return> {
+        if !heldByDelegator, case .value(let input) = signal, delegate != nil { return try resumeChain(with: input) }
+        return try switchIntoBody(coro.unsafelyUnwrapped, signal: signal, heldByDelegator: heldByDelegator)
     }
 
     /// Makes the coroutine and runs the body to its first `yield` or its end. Called holding
     /// `running`, taken from `created`.
     @inlinable
-    func startBody(keptByOwner: Bool = false) throws -> GeneratorStep<Element, Return> {
+    func startBody(heldByDelegator: Bool = false) throws -> GeneratorStep<Element, Return> {
         guard let coro = makeCoroutine(stackSize: stackSize, backend: backend, shared: stackMode == RJ_STACK_SHARED) else {
             let message = String(cString: rj_last_error())
-            machine.giveBack(.created)
+            machine.giveBack(Acquisition.created)
             throw GeneratorError.stackAllocationFailed(message)
         }
-        return try switchIntoBody(coro, signal: nil, keptByOwner: keptByOwner)
+        return try switchIntoBody(coro, signal: nil, heldByDelegator: heldByDelegator)
     }
 
     /// Switches into the body with `signal` (what its pending `yield` gets; nil for its first
     /// run) and turns what it left into a step. Called holding `running`; gives it back
-    /// (`suspended`) when the body yields, unless `keptByOwner`, and `completed` when it ends.
+    /// (`suspended`) when the body yields, unless `heldByDelegator`, and `completed` when it ends.
     @inlinable @inline(__always)
     func switchIntoBody(
-        _ coro: OpaquePointer, signal: consuming ResumeSignal<Input>?, keptByOwner: Bool = false
+        _ coro: OpaquePointer, signal: consuming ResumeSignal<Input>?, heldByDelegator: Bool = false
     ) throws -> GeneratorStep<Element, Return> {
         var incoming = signal
         var value: Element? = nil
@@ -89,7 +89,7 @@ extension Generator {
             }
         }
         if !ended {
-            machine.bodyYielded(keptByOwner: keptByOwner)
+            machine.bodyYielded(heldByDelegator: heldByDelegator)
             return .yielded(value.take().unsafelyUnwrapped)
         }
         return try finish(result.take().unsafelyUnwrapped)
@@ -99,7 +99,7 @@ extension Generator {
     /// that never ran), gives the state word back as `completed`, and reports the outcome.
     @inlinable
     func finish(_ outcome: Completion<Return>) throws -> GeneratorStep<Element, Return> {
-        machine.bodyEnded(ErasedCompletion(outcome))
+        machine.completed(with: ErasedCompletion(outcome))
         switch outcome {
         case .returned(let value): return .returned(value)
         case .threw(let error): throw error

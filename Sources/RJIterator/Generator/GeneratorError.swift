@@ -4,15 +4,16 @@
 /// do { _ = try gen.next() } catch GeneratorError.alreadyRunning { ... }
 /// ```
 public enum GeneratorError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `next`, `return` or `throw` was called on a generator that is running: from inside its
-    /// own body, or from a second thread while a first one runs it. Resume it only after the
-    /// running call has returned.
+    /// An operation (`next`, `send`, `start`, `return`, `throw`, `close`, `yieldAll`) was called
+    /// on a generator that is running: from inside its own body, from a second thread while a
+    /// first one runs it, or on a generator another body delegates to with `yieldAll`. Resume it
+    /// only after the running call has returned.
     case alreadyRunning
     /// No stack could be allocated when the generator first ran; the message names the cause
     /// and the setting to change.
     case stackAllocationFailed(String)
-    /// The generator was closed by a delegating generator (`yieldAll`) that was itself closed,
-    /// so it has no return value to report.
+    /// The generator was closed (``Generator/close()``, or by a delegating generator that was
+    /// itself closed) and has no return value to report: every later `next` throws this.
     case closed
     /// `yieldAll` was given a generator that is already suspended at a `yield` and whose
     /// `Input` is not `Void`, so there is no input to resume it with. Delegate to a fresh

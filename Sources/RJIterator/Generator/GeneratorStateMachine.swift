@@ -4,26 +4,36 @@ import RJLocks
 // The one writer of a generator's state (after swift-async-algorithms' `MergeStateMachine` and
 // SwiftNIO's `NIOThrowingAsyncSequenceProducerStateMachine`): the state word, the outcome a
 // completed generator keeps, the value of a `return(_:)` on its way to the body, the close on
-// release. Every operation asks `begin` (or `beginOwned`) for an action and carries it out
+// release. Every operation asks `begin` (or `beginForDelegator`) for an action and carries it out
 // (Generator+Steps.swift); the transitions that follow a switch (`bodyYielded`, `bodyEnded`,
 // `keep`), and the dump's and the release's holds, are its other methods. Nothing else in the
 // module writes these fields (`.ci/check-structure` checks it).
 //
-// The state word (`created`, `suspended`, `running`, `completed`) is the only thing two threads
-// may touch at once. An operation moves it `created`/`suspended` -> `running` with an acquiring
+// The state word (`created`, `suspended`, `running`, `completed`) and its first-acquire hint are
+// the only things two threads may touch at once. An operation moves it `created`/`suspended` -> `running` with an acquiring
 // compare-exchange and back with a releasing store, so everything the body wrote is visible to
 // the next resumer, whichever thread it is on. The other fields are touched only by the thread
 // that holds `running`.
 //
-//   found       next / send            start       delegate     throw(e)       return(v)      close
-//   created     start / notStarted     start       start        complete(e)    complete(v)    complete(closed)
-//   suspended   resume(value)          alreadyStarted resume(()) resume(error) resume(close)  resume(close)
-//   running     alreadyRunning (every operation)
-//   completed   reportOutcome          reportOutcome reportOutcome fail(e)     answer(v)      reportOutcome
+//   found      next, send                 start           delegate
+//   created    start (send: notStarted)   start           start
+//   suspended  resume(value)              alreadyStarted  resume(()) (not Void: delegateAlreadyStarted)
+//   running    alreadyRunning             alreadyRunning  alreadyRunning
+//   completed  reportOutcome              reportOutcome   reportOutcome
 //
-// A delegate (a generator a body runs with `yieldAll`) is held `running` by the body that owns
-// it: that body's forwarded operations use `beginOwned`, which takes nothing, and the delegate
-// is given back (`giveBackFromOwner`) when the delegation ends early.
+//   found      throw(e)                   return(v)       close
+//   created    complete(threw e)          complete(v)     complete(closed)
+//   suspended  resume(error e)            resume(close)   resume(close)
+//   running    alreadyRunning             alreadyRunning  alreadyRunning
+//   completed  fail(e)                    answer(v)       reportOutcome
+//
+// (docs/swift-core.md has the same table.) A `fail` after the word was taken gives it back as it
+// was taken (`giveBack`), before the action is returned.
+//
+// A delegate (a generator a body runs with `Yielder.yieldAll`) is held `running` by the
+// delegating body: that body's forwarded operations use `beginForDelegator`, which takes
+// nothing, and the delegate is given back (`giveBackFromDelegator`) when the delegation ends
+// early. Why a value with atomics inside can be this: docs/swift-core.md, "One state machine".
 
 /// What `acquire` found: `suspended` and `created` mean the caller now holds `running`;
 /// `running` and `completed` that it does not.
@@ -105,26 +115,27 @@ struct GeneratorStateMachine: ~Copyable {
         case .running:
             return .fail(GeneratorError.alreadyRunning)
         case .completed:
-            switch operation {
-            // As in ES6: a completed generator keeps its outcome for `next`.
-            case .returning(let value): return .answer(value)
-            case .throwing(let error): return .fail(error)
-            case .next, .send, .start, .delegate, .close: return .reportOutcome
-            }
+            return completedAction(operation)
+        }
+    }
+
+    /// The action for `operation` on a completed generator, which takes nothing and changes
+    /// nothing (any thread may ask, once it has seen `completed`). As in ES6, a completed
+    /// generator keeps its outcome for `next`; `return(v)` answers `v`, `throw(e)` throws `e`.
+    @inlinable
+    func completedAction<Input, Return>(_ operation: GeneratorOperation<Input, Return>) -> GeneratorAction<Input, Return> {
+        switch operation {
+        case .returning(let value): return .answer(value)
+        case .throwing(let error): return .fail(error)
+        case .next, .send, .start, .delegate, .close: return .reportOutcome
         }
     }
 
     /// The action for an operation on a delegate its owner holds `running` (nothing to take):
     /// a suspended one is resumed, a completed one reports its outcome.
     @inlinable @inline(__always)
-    mutating func beginOwned<Input, Return>(_ operation: GeneratorOperation<Input, Return>) -> GeneratorAction<Input, Return> {
-        if word.load(ordering: .relaxed) == .completed {
-            switch operation {
-            case .returning(let value): return .answer(value)
-            case .throwing(let error): return .fail(error)
-            case .next, .send, .start, .delegate, .close: return .reportOutcome
-            }
-        }
+    mutating func beginForDelegator<Input, Return>(_ operation: GeneratorOperation<Input, Return>) -> GeneratorAction<Input, Return> {
+        if word.load(ordering: .relaxed) == .completed { return completedAction(operation) }
         return resumeAction(operation, taken: false)
     }
 
@@ -204,18 +215,21 @@ struct GeneratorStateMachine: ~Copyable {
         _ = rj_dump_holds(object)
     }
 
-    /// Gives `running` back unchanged: the operation found it could not go on.
+    /// Gives `running` back as it was taken (`created` or `suspended`): the operation found it
+    /// could not go on (a `send` before the start, a `start` after it, a delegation that cannot
+    /// make up an input, no stack for the body).
     @inlinable @inline(__always)
-    func giveBack(_ state: GeneratorState) {
-        word.store(state, ordering: .releasing)
+    func giveBack(_ taken: Acquisition) {
+        assert(taken == .created || taken == .suspended, "RJIterator: internal error: gave back what was not taken")
+        word.store(taken == .created ? .created : .suspended, ordering: .releasing)
     }
 
     // MARK: After a switch
 
     /// The body yielded: `suspended` again, unless its owner keeps it (a delegate).
     @inlinable @inline(__always)
-    func bodyYielded(keptByOwner: Bool = false) {
-        if !keptByOwner { word.store(.suspended, ordering: .releasing) }
+    func bodyYielded(heldByDelegator: Bool = false) {
+        if !heldByDelegator { word.store(.suspended, ordering: .releasing) }
     }
 
     /// Keeps how the body ended; called once, when it ends (by the body, for a generator nobody
@@ -231,14 +245,14 @@ struct GeneratorStateMachine: ~Copyable {
     /// The body ended (or an operation completed a generator that never ran) with `outcome`,
     /// not kept yet: keeps it and gives the word back as `completed`.
     @inlinable @inline(__always)
-    mutating func bodyEnded(_ outcome: consuming ErasedCompletion) {
+    mutating func completed(with outcome: consuming ErasedCompletion) {
         keep(outcome)
         word.store(.completed, ordering: .releasing)
     }
 
     /// The body ended and kept its outcome itself (a delegate, a close on release).
     @inlinable @inline(__always)
-    func bodyEndedKept() {
+    func completedWithKeptOutcome() {
         word.store(.completed, ordering: .releasing)
     }
 
@@ -274,12 +288,14 @@ struct GeneratorStateMachine: ~Copyable {
     /// A delegate its owner held `running` and lets go of while it is still suspended (the
     /// owner's body left `yieldAll` early): whoever may resume it now can.
     @inlinable @inline(__always)
-    func giveBackFromOwner(hasCoroutine: Bool) {
+    func giveBackFromDelegator(hasCoroutine: Bool) {
         if hasCoroutine, word.load(ordering: .relaxed) == .running { word.store(.suspended, ordering: .releasing) }
     }
 
-    /// Release of the last reference: takes a suspended generator (nobody else can hold it) to
-    /// close it, setting `closingOnRelease`; false when there is nothing to close.
+    /// Release of the last reference: takes a suspended generator to close it, setting
+    /// `closingOnRelease`; false when there is nothing to close. A plain load and store: nobody
+    /// else can hold it (no reference is left, and it has left the registry, so no dump holds
+    /// it either).
     @inlinable @inline(__always)
     mutating func beginCloseOnRelease() -> Bool {
         guard word.load(ordering: .acquiring) == .suspended else { return false }

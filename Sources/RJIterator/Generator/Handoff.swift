@@ -1,11 +1,12 @@
 import CRJContext
 
-// The switches between a caller and a body: the one file of the module that creates, resumes
-// and destroys coroutines. Every operation reaches a body through `switchIn` (the resumer's
-// half) and the body comes back through `suspend` (the body's half); a body that ends gives its
-// stack back here (`switchIn` destroys the coroutine). Generator+Steps.swift, the delegation
-// chain (Generator+Delegation.swift) and the close on release use these and nothing else of
-// the C core's switching interface.
+// The switches between a caller and a body: the one file of the module that creates, resumes,
+// suspends and destroys coroutines. Every operation reaches a body through `switchIn` (the
+// resumer's half) and the body comes back through `suspend` (the body's half); a body that ends
+// gives its stack back here (`switchIn` destroys the coroutine). Generator+Steps.swift, the
+// delegation chain (Generator+Delegation.swift) and the close on release switch only through
+// these; the one other reach into the resumer's frame is the body's last act, writing its
+// outcome into `completionBox` (`runBody`, Generator+Steps.swift).
 
 extension _RJCoroutineHost {
     /// Makes the coroutine the body runs on, with the generator's stack mode; nil (and
@@ -58,9 +59,9 @@ extension _RJCoroutineHost {
     }
 
     /// The body's half of a switch: suspends the running body with `value`; returns how the
-    /// body was resumed. Called on the body's own stack, by `Yielder`, `rj_yield` and
-    /// `rj_await`, with `current`, the running coroutine, which the caller has checked is this
-    /// generator's.
+    /// body was resumed. Called on the body's own stack, by `Yielder`, `AsyncYielder`,
+    /// `rj_yield` and the awaits of `rj_async` tasks and async generators, with `current`, the
+    /// running coroutine, which the caller has checked is this generator's.
     ///
     /// Both hand-offs go through the resumer's frame, which is blocked in its resume while the
     /// body runs: the value into its `outbox`, the next signal out of its `inbox`. Through
@@ -80,21 +81,26 @@ extension _RJCoroutineHost {
             .assumingMemoryBound(to: ResumeSignal<Input>?.self).pointee.take().unsafelyUnwrapped
     }
 
-    /// Called by the handles' deinit. Nobody else holds the generator, so it cannot be
-    /// running: a suspended body is closed (its `yield` throws the exit signal, its cleanups
+    /// Called on release, once the generator has left the registry (so no dump reads or holds
+    /// it) and nobody else holds it, so it cannot be running: a suspended body is closed (its `yield` throws the exit signal, its cleanups
     /// run, its stack unwinds) or, for a body that cannot take the signal, dropped.
     @usableFromInline
     final func closeOnRelease() {
         guard let coro, machine.beginCloseOnRelease() else { return }
-        defer { machine.bodyEndedKept() }
-        if releasePolicy == .abandon { return destroyCoroutine(coro) }
+        if releasePolicy == .abandon {
+            destroyCoroutine(coro)
+            return machine.completed(with: .closed)
+        }
         // No typed local waits: the body keeps its own outcome (`completionBox` nil).
         if !switchIn(coro, inbox: nil, outbox: nil, completionBox: nil, inline: false) {
             // The body caught the exit signal and yielded again. Python calls this a
             // RuntimeError; deinit cannot throw, so say it and drop the stack.
             rj_report("RJIterator: generator ignored close")
             destroyCoroutine(coro)
-        } else if case .threw(let error) = machine.outcome {
+            return machine.completed(with: .closed)
+        }
+        machine.completedWithKeptOutcome()
+        if case .threw(let error) = machine.outcome {
             rj_report("RJIterator: generator body threw \(error) while being closed on release; the error is dropped")
         }
     }

@@ -40,11 +40,14 @@ struct CoroutineRecord {
         registryHandle = rj_registry_add(object)
     }
 
-    /// Leaves the registry: the first thing a generator's `deinit` does, so that a dump, which
-    /// holds the registry while it reads, never reads a generator that is being closed.
+    /// Leaves the registry before the generator's body is closed on release (the first thing
+    /// of `Generator.deinit`, and of an `AsyncGenerator`'s, which closes its core itself), so
+    /// that a dump, which holds the registry while it reads, never reads a generator that is
+    /// being closed: a removal waits for a dump in progress. Once: a second call does nothing.
     @inlinable
-    func unregister() {
+    mutating func unregister() {
         rj_registry_remove(registryHandle)
+        registryHandle = .max
     }
 }
 

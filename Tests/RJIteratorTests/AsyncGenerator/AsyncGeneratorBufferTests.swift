@@ -54,4 +54,28 @@ final class AsyncGeneratorBufferTests: XCTestCase {
         XCTAssertEqual(values.sorted(), Array(0..<200))
     }
 
+    // What the body produced ahead goes out in order to every kind of consumer: an rj_async
+    // body's rj_await(nextOf:) takes the buffered values first (before issue 30's review it
+    // took the generator directly and got the value after them).
+    func testRJAwaitOfABufferedGeneratorTakesTheBufferedValuesFirst() async throws {
+        let log = Log()
+        let gen = AsyncGenerator<Int, Void, Void>(bufferingUpTo: 2) { y in
+            for i in 1...10 {
+                log.add("\(i)")
+                try y.yield(i)
+            }
+        }
+        let first = try await gen.next().yieldedValue
+        XCTAssertEqual(first, 1)
+        try await eventually { log.all.count >= 3 && gen.state == .suspended }
+        let seen = Log()
+        let done = DispatchSemaphore(value: 0)
+        rj_async(on: DispatchQueue(label: "consumer")) {
+            for _ in 0..<3 { seen.add("\(rj_await(nextOf: gen).value as? Int ?? -1)") }
+        }.finally { done.signal() }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { done.wait(); c.resume() }
+        }
+        XCTAssertEqual(seen.all, ["2", "3", "4"])
+    }
 }

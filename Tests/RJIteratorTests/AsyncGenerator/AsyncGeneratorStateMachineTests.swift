@@ -28,7 +28,7 @@ final class AsyncGeneratorStateMachineTests: XCTestCase {
         guard case .queued = machine.submit(b), case .queued = machine.submit(c) else { return XCTFail("queued") }
         XCTAssertEqual(machine.currentPhase, .busyWithWaiters)
         XCTAssertFalse(machine.endServingIfAlone(), "requests wait")
-        machine.serve(a)
+        machine.startServing(a)
         guard case .serveNext(let first) = machine.settle(bodyEnded: false) else { return XCTFail("b is next") }
         XCTAssertTrue(first === b)
         XCTAssertTrue(machine.servedRequest === b)

@@ -42,7 +42,7 @@ final class GeneratorStateMachineTests: XCTestCase {
         if state != .created {
             // Past the first acquire, as a machine that left `created` is.
             _ = machine.acquire(object)
-            machine.giveBack(state)
+            machine.word.store(state, ordering: .releasing)
         }
         let action = machine.begin(operation, object: object)
         return (describe(action), machine.word.load(ordering: .relaxed))
@@ -99,14 +99,14 @@ final class GeneratorStateMachineTests: XCTestCase {
     func testReturnCarriesItsValueToTheExitSignalAndCloseCarriesNone() {
         var machine = GeneratorStateMachine()
         _ = machine.acquire(object)
-        machine.giveBack(.suspended)
+        machine.giveBack(Acquisition.suspended)
         _ = machine.begin(GeneratorOperation<Int, String>.returning("v"), object: object)
         let exit = machine.takeExit()
         XCTAssertEqual(exit.pendingReturn?.value as? String, "v")
         XCTAssertNil(machine.takeExit().pendingReturn, "taken once")
-        machine.giveBack(.suspended)
+        machine.giveBack(Acquisition.suspended)
         _ = machine.begin(GeneratorOperation<Int, String>.returning("w"), object: object)
-        machine.giveBack(.suspended)
+        machine.giveBack(Acquisition.suspended)
         _ = machine.begin(GeneratorOperation<Int, String>.close, object: object)
         XCTAssertNil(machine.takeExit().pendingReturn, "a close drops a return that did not reach the body")
     }
@@ -114,12 +114,12 @@ final class GeneratorStateMachineTests: XCTestCase {
     func testTransitionsAfterTheSwitch() {
         var machine = GeneratorStateMachine()
         XCTAssertEqual(describe(machine.begin(GeneratorOperation<Int, Int>.next(0), object: object)), "start")
-        machine.bodyYielded(keptByOwner: true)
+        machine.bodyYielded(heldByDelegator: true)
         XCTAssertEqual(machine.word.load(ordering: .relaxed), .running, "a delegate stays with its owner")
         machine.bodyYielded()
         XCTAssertEqual(machine.state(of: object), .suspended)
         _ = machine.begin(GeneratorOperation<Int, Int>.next(1), object: object)
-        machine.bodyEnded(ErasedCompletion(Completion<Int>.returned(42)))
+        machine.completed(with: ErasedCompletion(Completion<Int>.returned(42)))
         XCTAssertEqual(machine.state(of: object), .completed)
         XCTAssertEqual(machine.keptReturn(as: Int.self), 42)
         XCTAssertFalse(machine.endedByClose)
@@ -128,14 +128,14 @@ final class GeneratorStateMachineTests: XCTestCase {
     func testOwnedOperationsTakeNothing() {
         var machine = GeneratorStateMachine()
         _ = machine.begin(GeneratorOperation<Int, Int>.delegate, object: object)
-        machine.bodyYielded(keptByOwner: true)
-        XCTAssertEqual(describe(machine.beginOwned(GeneratorOperation<Int, Int>.next(3))), "resume(value 3)")
+        machine.bodyYielded(heldByDelegator: true)
+        XCTAssertEqual(describe(machine.beginForDelegator(GeneratorOperation<Int, Int>.next(3))), "resume(value 3)")
         XCTAssertEqual(machine.word.load(ordering: .relaxed), .running)
-        machine.giveBackFromOwner(hasCoroutine: true)
+        machine.giveBackFromDelegator(hasCoroutine: true)
         XCTAssertEqual(machine.word.load(ordering: .relaxed), .suspended, "an early end of the delegation gives it back")
         _ = machine.begin(GeneratorOperation<Int, Int>.next(4), object: object)
-        machine.bodyEnded(ErasedCompletion(Completion<Int>.closed))
-        XCTAssertEqual(describe(machine.beginOwned(GeneratorOperation<Int, Int>.delegate)), "reportOutcome")
+        machine.completed(with: ErasedCompletion(Completion<Int>.closed))
+        XCTAssertEqual(describe(machine.beginForDelegator(GeneratorOperation<Int, Int>.delegate)), "reportOutcome")
         XCTAssertTrue(machine.endedByClose)
     }
 

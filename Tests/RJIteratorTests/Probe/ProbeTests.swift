@@ -213,6 +213,15 @@ final class ProbeTests: XCTestCase {
         try assertEachStops(cases)
     }
 
+    // Issue 30's review: the outer's forwarded close got CancellationError (a released async
+    // generator's awaits cannot wait) and its body ended with it, reported on stderr.
+    func testReleasingAnAsyncGeneratorDelegatingToAnotherClosesBothQuietly() throws {
+        let r = try probe("async-delegation-release")
+        XCTAssertEqual(r.stdout.split(separator: "\n").map(String.init), ["first 1", "inner closed", "outer closed", "probe finished"],
+                       r.stdout)
+        XCTAssertFalse(r.stderr.contains("RJIterator:"), r.stderr)
+    }
+
     func testReleasedSuspendedSeedIteratorGivesItsStackBack() throws {
         // Abandoning leaks what the frames hold (documented), so LeakSanitizer is told not to
         // fail the probe for it in an ASan build.

@@ -1,6 +1,8 @@
 import RJLocks
 
-// The pieces an async generator is made of (AsyncGenerator.swift has the whole story).
+// What crosses an async generator's switches: what its body hands out (a value, or the await it
+// now waits in), what it is resumed with (an input, or its await's result), and how far one step
+// got. (AsyncGenerator.swift says which file holds what.)
 
 /// What an async generator's body hands out when its coroutine suspends: a value for the
 /// request being served, or the generation of an await it now waits in.
