@@ -46,6 +46,12 @@ import RJLocks
 public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Sendable>: _RJAwaitHost, @unchecked Sendable {
     @usableFromInline typealias Core = Generator<AsyncEvent<Element>, AsyncResume<Input>, Return>
     @usableFromInline typealias Step = GeneratorStep<Element, Return>
+
+    /// The state machine: the one writer of `phase` and `queues`.
+    @inlinable
+    var machine: AsyncGeneratorStateMachine<Element, Input, Return> {
+        @inline(__always) get { AsyncGeneratorStateMachine(self) }
+    }
     // The storage (an async generator is its own storage: one object, no second allocation).
     // What each file of this folder holds:
     // - AsyncGenerator.swift: the public API and a request's fast path;
@@ -63,8 +69,12 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     @usableFromInline let core: Core
     /// The lock of the state machine's guarded fields.
     @usableFromInline let lock = RJLock()
-    /// Who may run the body, the queued requests, the one served, what was produced ahead.
-    @usableFromInline @exclusivity(unchecked) var machine = AsyncGeneratorStateMachine<Element, Return>()
+    /// Who may run the body (`AsyncPhase`): the word any thread may touch. Written only by the
+    /// state machine (`machine`, AsyncGeneratorStateMachine.swift).
+    @usableFromInline let phase = RJAtomic<AsyncPhase>(.idle)
+    /// The queued requests, the one served, what was produced ahead: guarded by `lock`, written
+    /// only by the state machine.
+    @usableFromInline @exclusivity(unchecked) var queues = RequestQueues<Element, Return>()
     /// How many values the body may run ahead of the requests for them (0: none, the default).
     @usableFromInline let bufferCapacity: Int
     /// Where the body goes on after an await; nil: on the thread that completed it.

@@ -85,10 +85,11 @@ enum BufferedTake<Element, Return> {
     case waits
 }
 
-/// An async generator's request state; see the top of this file.
+/// An async generator's queues: the requests waiting their turn, the one served and the await it
+/// waits in, and, with a buffer, what the body produced ahead and who waits for it. Guarded by
+/// the generator's lock; written only by `AsyncGeneratorStateMachine`'s methods.
 @usableFromInline
-struct AsyncGeneratorStateMachine<Element, Return>: ~Copyable {
-    @usableFromInline let phase = RJAtomic<AsyncPhase>(.idle)
+struct RequestQueues<Element, Return> {
     /// Requests waiting for the one being served, in order.
     @usableFromInline var waiting: [AsyncRequest] = []
     /// The request being served, and the await the body waits in while serving it.
@@ -100,122 +101,164 @@ struct AsyncGeneratorStateMachine<Element, Return>: ~Copyable {
     @usableFromInline var consumers: [AsyncRequest] = []
 
     @inlinable init() {}
+}
+
+/// An async generator's state machine (see the top of this file): a view of its `phase`, an
+/// atomic any thread may touch, and of its `queues`, which only a thread holding its lock
+/// touches. Separate stored properties, so that no access to the one overlaps an access to the
+/// other.
+@usableFromInline
+struct AsyncGeneratorStateMachine<Element: Sendable, Input: Sendable, Return: Sendable> {
+    /// The generator, unretained (a reference read out of an `unowned(unsafe)` field would be
+    /// retained around each access).
+    @usableFromInline let unmanaged: Unmanaged<AsyncGenerator<Element, Input, Return>>
+
+    @inlinable @inline(__always)
+    init(_ generator: AsyncGenerator<Element, Input, Return>) {
+        unmanaged = Unmanaged.passUnretained(generator)
+    }
+
+    /// Runs `body` with the generator, borrowed without a retain.
+    @inlinable @inline(__always)
+    func with<T>(_ body: (AsyncGenerator<Element, Input, Return>) -> T) -> T {
+        unmanaged._withUnsafeGuaranteedRef(body)
+    }
 
     // MARK: Without the lock
 
     /// The fast path's start: takes `busy` if the generator is idle.
     @inlinable @inline(__always)
     func beginServingIfIdle() -> Bool {
-        phase.compareExchange(expected: .idle, desired: .busy, ordering: .acquiringAndReleasing).exchanged
+        with { g in
+            g.phase.compareExchange(expected: .idle, desired: .busy, ordering: .acquiringAndReleasing).exchanged
+        }
     }
 
     /// Gives `busy` back when no request waits (the fast path's end); false when some do.
     @inlinable @inline(__always)
     func endServingIfAlone() -> Bool {
-        phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged
+        with { g in
+            g.phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged
+        }
     }
 
     /// Where the requests are: for `state`.
     @inlinable
-    var currentPhase: AsyncPhase { phase.load(ordering: .acquiring) }
+    var currentPhase: AsyncPhase { with { $0.phase.load(ordering: .acquiring) } }
 
     // MARK: Under the lock
 
     /// A request that could not serve itself at once: takes `busy` if the generator is idle
     /// now, queues it behind the one being served, or says the body has ended.
     @inlinable
-    mutating func submit(_ request: AsyncRequest) -> SubmitAction {
-        while true {
-            switch phase.load(ordering: .acquiring) {
-            case .idle:
-                if beginServingIfIdle() { return .serveHere }
-            case .busy:
-                if phase.compareExchange(expected: .busy, desired: .busyWithWaiters, ordering: .acquiringAndReleasing).exchanged {
-                    waiting.append(request)
+    func submit(_ request: AsyncRequest) -> SubmitAction {
+        with { g in
+            while true {
+                switch g.phase.load(ordering: .acquiring) {
+                case .idle:
+                    if beginServingIfIdle() { return .serveHere }
+                case .busy:
+                    if g.phase.compareExchange(expected: .busy, desired: .busyWithWaiters, ordering: .acquiringAndReleasing).exchanged {
+                        g.queues.waiting.append(request)
+                        return .queued
+                    }
+                case .busyWithWaiters:
+                    g.queues.waiting.append(request)
                     return .queued
+                case .completed:
+                    return .answerFromOutcome
                 }
-            case .busyWithWaiters:
-                waiting.append(request)
-                return .queued
-            case .completed:
-                return .answerFromOutcome
             }
         }
     }
 
     /// `request` is served now (the serving thread holds `busy`).
     @inlinable
-    mutating func startServing(_ request: AsyncRequest) {
-        serving = request
+    func startServing(_ request: AsyncRequest) {
+        with { g in
+            g.queues.serving = request
+        }
     }
 
     /// The body waits in await `generation` while serving `request`.
     @inlinable
-    mutating func awaiting(_ generation: UInt64, serving request: AsyncRequest) {
-        serving = request
-        pendingAwait = generation
+    func awaiting(_ generation: UInt64, serving request: AsyncRequest) {
+        with { g in
+            g.queues.serving = request
+            g.queues.pendingAwait = generation
+        }
     }
 
     /// The request being served, for the await's completion to resume the body with.
     @inlinable
-    var servedRequest: AsyncRequest? { serving }
+    var servedRequest: AsyncRequest? { with { $0.queues.serving } }
 
     /// The request being served has its answer: nothing is served until the next one.
     @inlinable
-    mutating func answered() {
-        serving = nil
-        pendingAwait = nil
+    func answered() {
+        with { g in
+            g.queues.serving = nil
+            g.queues.pendingAwait = nil
+        }
     }
 
     /// Holding `busy` with the request answered: the next waiting request, keeping `busy`; nil
     /// (and `idle`) when there is none.
     @inlinable
-    mutating func takeNextWaiting() -> AsyncRequest? {
-        if waiting.isEmpty {
-            phase.store(.idle, ordering: .releasing)
-            return nil
+    func takeNextWaiting() -> AsyncRequest? {
+        with { g in
+            if g.queues.waiting.isEmpty {
+                g.phase.store(.idle, ordering: .releasing)
+                return nil
+            }
+            let next = g.queues.waiting.removeFirst()
+            g.phase.store(g.queues.waiting.isEmpty ? .busy : .busyWithWaiters, ordering: .releasing)
+            return next
         }
-        let next = waiting.removeFirst()
-        phase.store(waiting.isEmpty ? .busy : .busyWithWaiters, ordering: .releasing)
-        return next
     }
 
     /// The body has ended: the phase says so; returns every request left waiting, in order.
     @inlinable
-    mutating func markCompleted() -> [AsyncRequest] {
-        phase.store(.completed, ordering: .releasing)
-        defer {
-            waiting = []
-            consumers = []
+    func markCompleted() -> [AsyncRequest] {
+        with { g in
+            g.phase.store(.completed, ordering: .releasing)
+            defer {
+                g.queues.waiting = []
+                g.queues.consumers = []
+            }
+            return g.queues.waiting + g.queues.consumers
         }
-        return waiting + consumers
     }
 
     /// What follows the answer of the request being served, without a buffer (the answer
     /// order). `bodyEnded`: the body ended in this step.
     @inlinable
-    mutating func settle(bodyEnded ended: Bool) -> Settlement {
-        answered()
-        if ended { return .ended(left: markCompleted()) }
-        if endServingIfAlone() { return .idle }
-        guard let next = takeNextWaiting() else { return .idle }
-        serving = next
-        return .serveNext(next)
+    func settle(bodyEnded ended: Bool) -> Settlement {
+        with { g in
+            answered()
+            if ended { return .ended(left: markCompleted()) }
+            if endServingIfAlone() { return .idle }
+            guard let next = takeNextWaiting() else { return .idle }
+            g.queues.serving = next
+            return .serveNext(next)
+        }
     }
 
     /// Where `cancel` finds `request`; a waiting one is taken off its queue.
     @inlinable
-    mutating func cancel(_ request: AsyncRequest) -> CancelledRequest {
-        if let index = waiting.firstIndex(where: { $0 === request }) {
-            waiting.remove(at: index)
-            return .dropped
+    func cancel(_ request: AsyncRequest) -> CancelledRequest {
+        with { g in
+            if let index = g.queues.waiting.firstIndex(where: { $0 === request }) {
+                g.queues.waiting.remove(at: index)
+                return .dropped
+            }
+            if let index = g.queues.consumers.firstIndex(where: { $0 === request }) {
+                g.queues.consumers.remove(at: index)
+                return .dropped
+            }
+            if g.queues.serving === request { return .served(g.queues.pendingAwait) }
+            return .elsewhere
         }
-        if let index = consumers.firstIndex(where: { $0 === request }) {
-            consumers.remove(at: index)
-            return .dropped
-        }
-        if serving === request { return .served(pendingAwait) }
-        return .elsewhere
     }
 
     // MARK: Buffering, under the lock
@@ -223,32 +266,40 @@ struct AsyncGeneratorStateMachine<Element, Return>: ~Copyable {
     /// A `next` of a generator with a buffer: the oldest value produced ahead, or the end, or
     /// the request queued as a consumer of the next value.
     @inlinable
-    mutating func take(for request: AsyncRequest) -> BufferedTake<Element, Return> {
-        if !buffered.isEmpty { return .ready(buffered.removeFirst()) }
-        if phase.load(ordering: .acquiring) == .completed { return .ended }
-        consumers.append(request)
-        return .waits
+    func take(for request: AsyncRequest) -> BufferedTake<Element, Return> {
+        with { g in
+            if !g.queues.buffered.isEmpty { return .ready(g.queues.buffered.removeFirst()) }
+            if g.phase.load(ordering: .acquiring) == .completed { return .ended }
+            g.queues.consumers.append(request)
+            return .waits
+        }
     }
 
     /// A `return` or `throw` of a generator with a buffer drops what was produced ahead.
     @inlinable
-    mutating func dropBuffered() {
-        buffered.removeAll()
+    func dropBuffered() {
+        with { g in
+            g.queues.buffered.removeAll()
+        }
     }
 
     /// Whether the body may produce one more value ahead: no request waits to be served and
     /// the buffer has room.
     @inlinable
     func hasRoomAhead(capacity: Int) -> Bool {
-        waiting.isEmpty && buffered.count < capacity
+        with { g in
+            g.queues.waiting.isEmpty && g.queues.buffered.count < capacity
+        }
     }
 
     /// A value produced ahead: the first consumer waiting gets it (returned), or it goes into
     /// the buffer (nil).
     @inlinable
-    mutating func deliver(_ result: Result<GeneratorStep<Element, Return>, any Error>) -> AsyncRequest? {
-        if !consumers.isEmpty { return consumers.removeFirst() }
-        buffered.append(result)
-        return nil
+    func deliver(_ result: Result<GeneratorStep<Element, Return>, any Error>) -> AsyncRequest? {
+        with { g in
+            if !g.queues.consumers.isEmpty { return g.queues.consumers.removeFirst() }
+            g.queues.buffered.append(result)
+            return nil
+        }
     }
 }

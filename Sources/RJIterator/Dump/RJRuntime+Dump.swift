@@ -97,7 +97,7 @@ extension RJRuntime {
     fileprivate static func read(_ object: UnsafeMutableRawPointer, now: UInt64,
                                  delegates: inout [UnsafeMutableRawPointer: RawCoroutine]) -> RawCoroutine {
         Unmanaged<_RJCoroutineHost>.fromOpaque(object)._withUnsafeGuaranteedRef { host in
-            var raw = RawCoroutine(host, at: object, state: host.machine.word.load(ordering: .acquiring))
+            var raw = RawCoroutine(host, at: object, state: host.machine.current(.acquiring))
             switch raw.state {
             case .running:
                 if let current = rj_coro_current(), rj_coro_owner(current) == object {

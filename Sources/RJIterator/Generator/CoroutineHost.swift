@@ -71,8 +71,15 @@ public class _RJCoroutineHost {
     /// unoptimised build may keep a copy of one for the whole call, which lasts as long as the
     /// body, and the generator could then never be released.)
     @usableFromInline final let main: (UnsafeMutableRawPointer) -> Void
-    /// The state: the only writer of the state word and of the kept outcome.
-    @usableFromInline @exclusivity(unchecked) final var machine = GeneratorStateMachine()
+    /// Where the generator is in its life (`GeneratorState`): the word two threads may touch at
+    /// once. Written only by the state machine (`machine`, GeneratorStateMachine.swift).
+    @usableFromInline final let stateWord = RJAtomic<GeneratorState>(.created)
+    /// `true` until the first acquire: that one tries `created` first (a compare-exchange that
+    /// fails costs as much as one that succeeds, and every later one expects `suspended`).
+    @usableFromInline final let mayBeFresh = RJAtomic<Bool>(true)
+    /// What the holder of `running` keeps beside the word: the outcome, a pending return, the
+    /// close flag. Written only by the state machine.
+    @usableFromInline @exclusivity(unchecked) final var kept = KeptState()
     /// The resumer's `Element?` local the body writes a yielded value into.
     @usableFromInline @exclusivity(unchecked) final var outbox: UnsafeMutableRawPointer?
     /// The resumer's `ResumeSignal<Input>?` local the body takes its signal out of.
@@ -105,6 +112,13 @@ public class _RJCoroutineHost {
         record.register(object)
     }
 
+    /// The state machine (GeneratorStateMachine.swift): the one writer of `stateWord`,
+    /// `mayBeFresh` and `kept`.
+    @inlinable
+    final var machine: GeneratorStateMachine {
+        @inline(__always) get { GeneratorStateMachine(self) }
+    }
+
     /// This generator's address, for the C core and the dump's hold.
     @inlinable
     final var object: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -117,7 +131,7 @@ public class _RJCoroutineHost {
     /// ```
     @inlinable
     public final var state: GeneratorState {
-        machine.state(of: object)
+        machine.state
     }
 
     /// Whether the layer above built `T` on this generator (see `client`).

@@ -24,7 +24,7 @@ extension Generator {
     /// ```
     @inlinable
     public func close() throws {
-        switch machine.begin(GeneratorOperation<Input, Return>.close, object: object) {
+        switch machine.begin(GeneratorOperation<Input, Return>.close) {
         case .reportOutcome:
             // Completed before: left as it is.
             return

@@ -109,7 +109,7 @@ extension Generator {
     /// its kept outcome (`nil` for a close, as `stepForDelegator`).
     @inlinable
     func outcomeForDelegator() throws -> GeneratorStep<Element, Return>? {
-        assert(machine.word.load(ordering: .relaxed) == .completed, "RJIterator: internal error: a delegate said done is not")
+        assert(machine.current(.relaxed) == .completed, "RJIterator: internal error: a delegate said done is not")
         do {
             return try reportOutcome()
         } catch GeneratorError.closed where machine.endedByClose {
@@ -135,7 +135,7 @@ extension Yielder {
     @inlinable
     func delegate<R>(to inner: Generator<Element, Input, R>) throws -> R {
         // The first step takes `inner` as any operation does, and keeps it when it yields.
-        let first = try inner.carryOut(inner.machine.begin(GeneratorOperation<Input, R>.delegate, object: inner.object),
+        let first = try inner.carryOut(inner.machine.begin(GeneratorOperation<Input, R>.delegate),
                                        heldByDelegator: true)
         // From here `inner` is owned until it completes; if this body leaves `yieldAll` while
         // `inner` is still suspended, it is handed back.

@@ -18,7 +18,7 @@ extension Generator {
     /// Every operation: ask the state machine, carry out what it says.
     @inlinable @inline(__always)
     func perform(_ operation: GeneratorOperation<Input, Return>) throws -> GeneratorStep<Element, Return> {
-        try carryOut(machine.begin(operation, object: object))
+        try carryOut(machine.begin(operation))
     }
 
     /// `perform` kept out of line, for a caller whose operation is not known where it is

@@ -4,7 +4,9 @@ import RJLocks
 // The one writer of a generator's state (after swift-async-algorithms' `MergeStateMachine` and
 // SwiftNIO's `NIOThrowingAsyncSequenceProducerStateMachine`): the state word, the outcome a
 // completed generator keeps, the value of a `return(_:)` on its way to the body, the close on
-// release. Every operation asks `begin` (or `beginForDelegator`) for an action and carries it out
+// release. It is a view of those fields of the generator object (`machine`), which keeps the
+// atomics and the holder's fields in separate stored properties (docs/swift-core.md, "One
+// state machine", says why). Every operation asks `begin` (or `beginForDelegator`) for an action and carries it out
 // (Generator+Steps.swift); the transitions that follow a switch (`bodyYielded`, `bodyEnded`,
 // `keep`), and the dump's and the release's holds, are its other methods. Nothing else in the
 // module writes these fields (`.ci/check-structure` checks it).
@@ -33,7 +35,7 @@ import RJLocks
 // A delegate (a generator a body runs with `Yielder.yieldAll`) is held `running` by the
 // delegating body: that body's forwarded operations use `beginForDelegator`, which takes
 // nothing, and the delegate is given back (`giveBackFromDelegator`) when the delegation ends
-// early. Why a value with atomics inside can be this: docs/swift-core.md, "One state machine".
+// early.
 
 /// What `acquire` found: `suspended` and `created` mean the caller now holds `running`;
 /// `running` and `completed` that it does not.
@@ -60,16 +62,10 @@ enum GeneratorAction<Input, Return> {
     case fail(any Error)
 }
 
-/// A generator's state: the word other threads read, and what the thread holding `running`
-/// keeps beside it. Only its own methods write it.
+/// What the thread holding a generator's `running` keeps beside the state word: written only by
+/// `GeneratorStateMachine`'s methods, by that thread (or before the word publishes it).
 @usableFromInline
-struct GeneratorStateMachine: ~Copyable {
-    @usableFromInline let word = RJAtomic<GeneratorState>(.created)
-    /// `true` until the first `acquire`: that one tries `created` first. A compare-exchange
-    /// that fails costs as much as one that succeeds, and every later `acquire` expects
-    /// `suspended`; the load of this hint is not in the way of that compare-exchange, whose
-    /// expected value is a constant.
-    @usableFromInline let mayBeFresh = RJAtomic<Bool>(true)
+struct KeptState {
     /// How the body ended; `none` until then. (An `ErasedCompletion?` would be stored and
     /// destroyed through `Optional`'s generic value witnesses.)
     @usableFromInline var outcome = ErasedCompletion.none
@@ -80,25 +76,56 @@ struct GeneratorStateMachine: ~Copyable {
     @usableFromInline var pendingReturn: PendingReturn?
 
     @inlinable init() {}
+}
+
+/// A generator's state machine: the one writer of its state word (`stateWord`, with the
+/// first-acquire hint `mayBeFresh`) and of what the holder of `running` keeps beside it
+/// (`kept`). A view of those fields of the generator object (`_RJCoroutineHost.machine`): the
+/// atomics are separate stored properties, which any thread may touch at any time, and `kept`
+/// is modified only by the thread that holds `running`, after it took it; no access to the one
+/// overlaps an access to the other (ThreadSanitizer checks Swift's accesses too).
+@usableFromInline
+struct GeneratorStateMachine {
+    /// The generator, unretained: the view lives only while its generator does (a reference
+    /// read out of an `unowned(unsafe)` field would be retained around each access).
+    @usableFromInline let host: Unmanaged<_RJCoroutineHost>
+
+    @inlinable @inline(__always)
+    init(_ host: _RJCoroutineHost) {
+        self.host = Unmanaged.passUnretained(host)
+    }
+
+    /// Runs `body` with the generator, borrowed without a retain.
+    @inlinable @inline(__always)
+    func with<T>(_ body: (_RJCoroutineHost) -> T) -> T {
+        host._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The state word, as it is now (any thread).
+    @inlinable @inline(__always)
+    func current(_ ordering: RJAtomicOrdering = .acquiring) -> GeneratorState {
+        with { h in
+            h.stateWord.load(ordering: ordering)
+        }
+    }
 
     /// Where the generator is, for `state`. A dump reading a suspended generator holds it at
     /// `running` for a moment: that reads as `suspended`.
     @inlinable
-    func state(of object: UnsafeMutableRawPointer) -> GeneratorState {
-        let state = word.load(ordering: .acquiring)
-        if state == .running, rj_dump_holds_now(object) != 0 { return .suspended }
-        return state
+    var state: GeneratorState {
+        with { h in
+            let state = current()
+            if state == .running, rj_dump_holds_now(h.object) != 0 { return .suspended }
+            return state
+        }
     }
 
     // MARK: Operations
 
-    /// Takes the generator for `operation` and says what to do (the table above). `object` is
-    /// the generator's address, for the dump's hold.
+    /// Takes the generator for `operation` and says what to do (the table above).
     @inlinable @inline(__always)
-    mutating func begin<Input, Return>(
-        _ operation: GeneratorOperation<Input, Return>, object: UnsafeMutableRawPointer
-    ) -> GeneratorAction<Input, Return> {
-        switch acquire(object) {
+    func begin<Input, Return>(_ operation: GeneratorOperation<Input, Return>) -> GeneratorAction<Input, Return> {
+        switch acquire() {
         case .created:
             switch operation {
             case .next, .start, .delegate: return .start
@@ -134,15 +161,17 @@ struct GeneratorStateMachine: ~Copyable {
     /// The action for an operation on a delegate its owner holds `running` (nothing to take):
     /// a suspended one is resumed, a completed one reports its outcome.
     @inlinable @inline(__always)
-    mutating func beginForDelegator<Input, Return>(_ operation: GeneratorOperation<Input, Return>) -> GeneratorAction<Input, Return> {
-        if word.load(ordering: .relaxed) == .completed { return completedAction(operation) }
-        return resumeAction(operation, taken: false)
+    func beginForDelegator<Input, Return>(_ operation: GeneratorOperation<Input, Return>) -> GeneratorAction<Input, Return> {
+        with { h in
+            if h.stateWord.load(ordering: .relaxed) == .completed { return completedAction(operation) }
+            return resumeAction(operation, taken: false)
+        }
     }
 
     /// How a suspended body is resumed for `operation`; gives the generator back when the
     /// operation cannot resume it and `taken` says the caller took it.
     @inlinable @inline(__always)
-    mutating func resumeAction<Input, Return>(
+    func resumeAction<Input, Return>(
         _ operation: GeneratorOperation<Input, Return>, taken: Bool
     ) -> GeneratorAction<Input, Return> {
         switch operation {
@@ -163,10 +192,10 @@ struct GeneratorStateMachine: ~Copyable {
             return .resume(.error(error))
         case .returning(let value):
             // The body's `yield` throws the exit signal carrying `value` (see `takeExit`).
-            pendingReturn = PendingReturn(value, type: Return.self)
+            with { $0.kept.pendingReturn = PendingReturn(value, type: Return.self) }
             return .resume(.close)
         case .close:
-            pendingReturn = nil
+            with { $0.kept.pendingReturn = nil }
             return .resume(.close)
         }
     }
@@ -174,38 +203,41 @@ struct GeneratorStateMachine: ~Copyable {
     /// Takes the state word: `running`, from `suspended` or `created` (which one is returned),
     /// or, when it cannot be taken, what the generator is.
     @inlinable @inline(__always)
-    func acquire(_ object: UnsafeMutableRawPointer) -> Acquisition {
-        if mayBeFresh.load(ordering: .relaxed) {
-            // Only an `acquire` moves a generator out of `created`: after the first, this is
-            // false, and a thread that still reads true fails here and looks below.
-            mayBeFresh.store(false, ordering: .relaxed)
-            let (started, _) = word.compareExchange(expected: .created, desired: .running, ordering: .acquiringAndReleasing)
-            if started { return .created }
-        }
-        while true {
-            let (took, seen) = word.compareExchange(expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
-            if took { return .suspended }
-            switch seen {
-            case .running:
-                // A dump may hold it while it reads its stack (`RJRuntime.dump()`): then look
-                // again once it has let go. One load, off the path of every resume that succeeds.
-                if rj_dump_holds_now(object) != 0 {
-                    waitForDump(object)
-                    continue
-                }
-                // The dump let go between the exchange and that load: it stored `suspended`
-                // first, so this load sees it.
-                if word.load(ordering: .acquiring) != .running { continue }
-                return .running
-            case .completed:
-                return .completed
-            case .created:
-                let (started, _) = word.compareExchange(expected: .created, desired: .running, ordering: .acquiringAndReleasing)
+    func acquire() -> Acquisition {
+        with { h in
+            let object = h.object
+            if h.mayBeFresh.load(ordering: .relaxed) {
+                // Only an `acquire` moves a generator out of `created`: after the first, this is
+                // false, and a thread that still reads true fails here and looks below.
+                h.mayBeFresh.store(false, ordering: .relaxed)
+                let (started, _) = h.stateWord.compareExchange(expected: .created, desired: .running, ordering: .acquiringAndReleasing)
                 if started { return .created }
-            case .suspended:
-                break
             }
-            // Another thread moved it meanwhile; look again.
+            while true {
+                let (took, seen) = h.stateWord.compareExchange(expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
+                if took { return .suspended }
+                switch seen {
+                case .running:
+                    // A dump may hold it while it reads its stack (`RJRuntime.dump()`): then look
+                    // again once it has let go. One load, off the path of every resume that succeeds.
+                    if rj_dump_holds_now(object) != 0 {
+                        waitForDump(object)
+                        continue
+                    }
+                    // The dump let go between the exchange and that load: it stored `suspended`
+                    // first, so this load sees it.
+                    if h.stateWord.load(ordering: .acquiring) != .running { continue }
+                    return .running
+                case .completed:
+                    return .completed
+                case .created:
+                    let (started, _) = h.stateWord.compareExchange(expected: .created, desired: .running, ordering: .acquiringAndReleasing)
+                    if started { return .created }
+                case .suspended:
+                    break
+                }
+                // Another thread moved it meanwhile; look again.
+            }
         }
     }
 
@@ -220,8 +252,10 @@ struct GeneratorStateMachine: ~Copyable {
     /// make up an input, no stack for the body).
     @inlinable @inline(__always)
     func giveBack(_ taken: Acquisition) {
-        assert(taken == .created || taken == .suspended, "RJIterator: internal error: gave back what was not taken")
-        word.store(taken == .created ? .created : .suspended, ordering: .releasing)
+        with { h in
+            assert(taken == .created || taken == .suspended, "RJIterator: internal error: gave back what was not taken")
+            h.stateWord.store(taken == .created ? .created : .suspended, ordering: .releasing)
+        }
     }
 
     // MARK: After a switch
@@ -229,7 +263,9 @@ struct GeneratorStateMachine: ~Copyable {
     /// The body yielded: `suspended` again, unless its owner keeps it (a delegate).
     @inlinable @inline(__always)
     func bodyYielded(heldByDelegator: Bool = false) {
-        if !heldByDelegator { word.store(.suspended, ordering: .releasing) }
+        with { h in
+            if !heldByDelegator { h.stateWord.store(.suspended, ordering: .releasing) }
+        }
     }
 
     /// Keeps how the body ended; called once, when it ends (by the body, for a generator nobody
@@ -237,32 +273,46 @@ struct GeneratorStateMachine: ~Copyable {
     /// is initialised over rather than assigned (an assignment goes through
     /// `ErasedCompletion`'s value witnesses).
     @inlinable @inline(__always)
-    mutating func keep(_ ended: consuming ErasedCompletion) {
-        assert({ if case .none = outcome { return true } else { return false } }())
-        initializeOver(&outcome, with: ended)
+    func keep(_ ended: consuming ErasedCompletion) {
+        // The generator's address, without a closure (which would capture `ended`).
+        let h = host.takeUnretainedValue()
+        assert({ if case .none = h.kept.outcome { return true } else { return false } }())
+        initializeOver(&h.kept.outcome, with: ended)
     }
 
     /// The body ended (or an operation completed a generator that never ran) with `outcome`,
     /// not kept yet: keeps it and gives the word back as `completed`.
     @inlinable @inline(__always)
-    mutating func completed(with outcome: consuming ErasedCompletion) {
+    func completed(with outcome: consuming ErasedCompletion) {
         keep(outcome)
-        word.store(.completed, ordering: .releasing)
+        with { $0.stateWord.store(.completed, ordering: .releasing) }
     }
 
     /// The body ended and kept its outcome itself (a delegate, a close on release).
     @inlinable @inline(__always)
     func completedWithKeptOutcome() {
-        word.store(.completed, ordering: .releasing)
+        with { h in
+            h.stateWord.store(.completed, ordering: .releasing)
+        }
     }
+
+    /// How the body ended (`none` until it has).
+    @inlinable
+    var outcome: ErasedCompletion { with { $0.kept.outcome } }
+
+    /// Whether release is closing the body.
+    @inlinable
+    var closingOnRelease: Bool { with { $0.kept.closingOnRelease } }
 
     /// The return value kept, if the body returned.
     @inlinable
     func keptReturn<Return>(as _: Return.Type) -> Return? {
-        switch outcome {
-        case .returned(let value): return (value as! Return)
-        case .returnedInline(let a, let b, let c): return withUnsafeBytes(of: (a, b, c)) { $0.load(as: Return.self) }
-        case .none, .threw, .closed: return nil
+        with { h in
+            switch h.kept.outcome {
+            case .returned(let value): return (value as! Return)
+            case .returnedInline(let a, let b, let c): return withUnsafeBytes(of: (a, b, c)) { $0.load(as: Return.self) }
+            case .none, .threw, .closed: return nil
+            }
         }
     }
 
@@ -270,17 +320,21 @@ struct GeneratorStateMachine: ~Copyable {
     /// `GeneratorError.closed` itself).
     @inlinable
     var endedByClose: Bool {
-        if case .closed = outcome { return true }
-        return false
+        with { h in
+            if case .closed = h.kept.outcome { return true }
+            return false
+        }
     }
 
     /// The exit signal for a body being closed, carrying the value of the `return(_:)` that
     /// closes it, if any. Taken once: a later close (release) carries nothing stale.
     @inlinable
-    mutating func takeExit() -> GeneratorExit {
-        let exit = GeneratorExit(pendingReturn: pendingReturn)
-        pendingReturn = nil
-        return exit
+    func takeExit() -> GeneratorExit {
+        with { h in
+            let exit = GeneratorExit(pendingReturn: h.kept.pendingReturn)
+            h.kept.pendingReturn = nil
+            return exit
+        }
     }
 
     // MARK: Delegation, release, dump
@@ -289,7 +343,9 @@ struct GeneratorStateMachine: ~Copyable {
     /// owner's body left `yieldAll` early): whoever may resume it now can.
     @inlinable @inline(__always)
     func giveBackFromDelegator(hasCoroutine: Bool) {
-        if hasCoroutine, word.load(ordering: .relaxed) == .running { word.store(.suspended, ordering: .releasing) }
+        with { h in
+            if hasCoroutine, h.stateWord.load(ordering: .relaxed) == .running { h.stateWord.store(.suspended, ordering: .releasing) }
+        }
     }
 
     /// Release of the last reference: takes a suspended generator to close it, setting
@@ -297,23 +353,29 @@ struct GeneratorStateMachine: ~Copyable {
     /// else can hold it (no reference is left, and it has left the registry, so no dump holds
     /// it either).
     @inlinable @inline(__always)
-    mutating func beginCloseOnRelease() -> Bool {
-        guard word.load(ordering: .acquiring) == .suspended else { return false }
-        word.store(.running, ordering: .relaxed)
-        closingOnRelease = true
-        return true
+    func beginCloseOnRelease() -> Bool {
+        with { h in
+            guard h.stateWord.load(ordering: .acquiring) == .suspended else { return false }
+            h.stateWord.store(.running, ordering: .relaxed)
+            h.kept.closingOnRelease = true
+            return true
+        }
     }
 
     /// A dump takes a suspended generator while it reads its stack, with the compare-exchange a
     /// resume uses (which also orders what the body's thread wrote before these reads); returns
     /// what it found when it could not.
     func holdForDump() -> (held: Bool, seen: GeneratorState) {
-        let (held, seen) = word.compareExchange(expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
-        return (held, seen)
+        with { h in
+            let (held, seen) = h.stateWord.compareExchange(expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)
+            return (held, seen)
+        }
     }
 
     func letGoAfterDump() {
-        word.store(.suspended, ordering: .releasing)
+        with { h in
+            h.stateWord.store(.suspended, ordering: .releasing)
+        }
     }
 }
 

@@ -81,7 +81,7 @@ public final class RJIterator {
     /// `GeneratorError.alreadyRunning` and touches nothing.
     @inline(__always)
     private func advance(_ value: consuming Any?, given: Bool) -> RJResult {
-        switch core.machine.begin(GeneratorOperation<Void, Void>.next(()), object: core.object) {
+        switch core.machine.begin(GeneratorOperation<Void, Void>.next(())) {
         case .resume(let signal):
             if given {
                 // Moved into the channel's slot, moved out by the pending `rj_yield`.

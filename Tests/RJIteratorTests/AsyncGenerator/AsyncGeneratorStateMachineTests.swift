@@ -6,14 +6,15 @@ import XCTest
 // phase, the queue, and the answer order, transition by transition.
 
 final class AsyncGeneratorStateMachineTests: XCTestCase {
-    private typealias Machine = AsyncGeneratorStateMachine<Int, Void>
+    /// An async generator whose body never runs: the machine's host (its fields are the state).
+    private let host = AsyncGenerator<Int, Void, Void> { _ in }
 
     private func request(_ n: Int) -> AsyncRequest {
         AsyncRequest(GeneratorOperation<Void, Void>.next(()))
     }
 
     func testTheFastPathTakesAndGivesBackTheIdlePhase() {
-        let machine = Machine()
+        let machine = host.machine
         XCTAssertTrue(machine.beginServingIfIdle())
         XCTAssertFalse(machine.beginServingIfIdle(), "one request at a time")
         XCTAssertEqual(machine.currentPhase, .busy)
@@ -22,7 +23,7 @@ final class AsyncGeneratorStateMachineTests: XCTestCase {
     }
 
     func testRequestsQueueBehindTheOneServedAndAreServedInOrder() {
-        var machine = Machine()
+        let machine = host.machine
         let (a, b, c) = (request(1), request(2), request(3))
         guard case .serveHere = machine.submit(a) else { return XCTFail("an idle generator serves the first request") }
         guard case .queued = machine.submit(b), case .queued = machine.submit(c) else { return XCTFail("queued") }
@@ -44,7 +45,7 @@ final class AsyncGeneratorStateMachineTests: XCTestCase {
     // The answer order when the body ends: the request served first, then every one left, in
     // the order they came (consumers of a buffer after the queued requests).
     func testWhenTheBodyEndsTheLeftRequestsAreAnsweredInOrder() {
-        var machine = Machine()
+        let machine = host.machine
         let (a, b, c, d) = (request(1), request(2), request(3), request(4))
         _ = machine.submit(a)
         _ = machine.submit(b)
@@ -58,7 +59,7 @@ final class AsyncGeneratorStateMachineTests: XCTestCase {
     }
 
     func testCancelFindsTheRequestWhereItIs() {
-        var machine = Machine()
+        let machine = host.machine
         let (a, b, c) = (request(1), request(2), request(3))
         _ = machine.submit(a)
         _ = machine.submit(b)
@@ -71,7 +72,7 @@ final class AsyncGeneratorStateMachineTests: XCTestCase {
     }
 
     func testABufferDeliversToWaitingConsumersFirstThenKeeps() {
-        var machine = Machine()
+        let machine = host.machine
         let consumer = request(1)
         guard case .waits = machine.take(for: consumer) else { return XCTFail("nothing produced yet") }
         XCTAssertTrue(machine.deliver(.success(.yielded(1))) === consumer)

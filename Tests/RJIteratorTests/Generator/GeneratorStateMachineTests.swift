@@ -28,24 +28,22 @@ private struct Boom: Error, CustomStringConvertible {
 }
 
 final class GeneratorStateMachineTests: XCTestCase {
-    /// An address for the dump's hold check (no dump holds it).
-    private let object = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
-
-    override func tearDown() {
-        object.deallocate()
-        super.tearDown()
+    /// A generator whose body never runs: the machine's host (its fields are the state).
+    private func host() -> Generator<Int, Int, Int> {
+        Generator { _ in 0 }
     }
 
     /// The action `operation` gets from a machine in `state`, and the state word after.
     private func cell<I, R>(_ state: GeneratorState, _ operation: GeneratorOperation<I, R>) -> (String, GeneratorState) {
-        var machine = GeneratorStateMachine()
+        let g = host()
+        let machine = g.machine
         if state != .created {
             // Past the first acquire, as a machine that left `created` is.
-            _ = machine.acquire(object)
-            machine.word.store(state, ordering: .releasing)
+            _ = machine.acquire()
+            g.stateWord.store(state, ordering: .releasing)
         }
-        let action = machine.begin(operation, object: object)
-        return (describe(action), machine.word.load(ordering: .relaxed))
+        let action = machine.begin(operation)
+        return (describe(action), machine.current(.relaxed))
     }
 
     func testCreated() {
@@ -97,52 +95,56 @@ final class GeneratorStateMachineTests: XCTestCase {
     }
 
     func testReturnCarriesItsValueToTheExitSignalAndCloseCarriesNone() {
-        var machine = GeneratorStateMachine()
-        _ = machine.acquire(object)
+        let g = host()
+        let machine = g.machine
+        _ = machine.acquire()
         machine.giveBack(Acquisition.suspended)
-        _ = machine.begin(GeneratorOperation<Int, String>.returning("v"), object: object)
+        _ = machine.begin(GeneratorOperation<Int, String>.returning("v"))
         let exit = machine.takeExit()
         XCTAssertEqual(exit.pendingReturn?.value as? String, "v")
         XCTAssertNil(machine.takeExit().pendingReturn, "taken once")
         machine.giveBack(Acquisition.suspended)
-        _ = machine.begin(GeneratorOperation<Int, String>.returning("w"), object: object)
+        _ = machine.begin(GeneratorOperation<Int, String>.returning("w"))
         machine.giveBack(Acquisition.suspended)
-        _ = machine.begin(GeneratorOperation<Int, String>.close, object: object)
+        _ = machine.begin(GeneratorOperation<Int, String>.close)
         XCTAssertNil(machine.takeExit().pendingReturn, "a close drops a return that did not reach the body")
     }
 
     func testTransitionsAfterTheSwitch() {
-        var machine = GeneratorStateMachine()
-        XCTAssertEqual(describe(machine.begin(GeneratorOperation<Int, Int>.next(0), object: object)), "start")
+        let g = host()
+        let machine = g.machine
+        XCTAssertEqual(describe(machine.begin(GeneratorOperation<Int, Int>.next(0))), "start")
         machine.bodyYielded(heldByDelegator: true)
-        XCTAssertEqual(machine.word.load(ordering: .relaxed), .running, "a delegate stays with its owner")
+        XCTAssertEqual(machine.current(.relaxed), .running, "a delegate stays with its owner")
         machine.bodyYielded()
-        XCTAssertEqual(machine.state(of: object), .suspended)
-        _ = machine.begin(GeneratorOperation<Int, Int>.next(1), object: object)
+        XCTAssertEqual(machine.state, .suspended)
+        _ = machine.begin(GeneratorOperation<Int, Int>.next(1))
         machine.completed(with: ErasedCompletion(Completion<Int>.returned(42)))
-        XCTAssertEqual(machine.state(of: object), .completed)
+        XCTAssertEqual(machine.state, .completed)
         XCTAssertEqual(machine.keptReturn(as: Int.self), 42)
         XCTAssertFalse(machine.endedByClose)
     }
 
     func testOwnedOperationsTakeNothing() {
-        var machine = GeneratorStateMachine()
-        _ = machine.begin(GeneratorOperation<Int, Int>.delegate, object: object)
+        let g = host()
+        let machine = g.machine
+        _ = machine.begin(GeneratorOperation<Int, Int>.delegate)
         machine.bodyYielded(heldByDelegator: true)
         XCTAssertEqual(describe(machine.beginForDelegator(GeneratorOperation<Int, Int>.next(3))), "resume(value 3)")
-        XCTAssertEqual(machine.word.load(ordering: .relaxed), .running)
+        XCTAssertEqual(machine.current(.relaxed), .running)
         machine.giveBackFromDelegator(hasCoroutine: true)
-        XCTAssertEqual(machine.word.load(ordering: .relaxed), .suspended, "an early end of the delegation gives it back")
-        _ = machine.begin(GeneratorOperation<Int, Int>.next(4), object: object)
+        XCTAssertEqual(machine.current(.relaxed), .suspended, "an early end of the delegation gives it back")
+        _ = machine.begin(GeneratorOperation<Int, Int>.next(4))
         machine.completed(with: ErasedCompletion(Completion<Int>.closed))
         XCTAssertEqual(describe(machine.beginForDelegator(GeneratorOperation<Int, Int>.delegate)), "reportOutcome")
         XCTAssertTrue(machine.endedByClose)
     }
 
     func testCloseOnReleaseOnlyFromSuspendedAndDumpHold() {
-        var machine = GeneratorStateMachine()
+        let g = host()
+        let machine = g.machine
         XCTAssertFalse(machine.beginCloseOnRelease(), "nothing to close in a fresh generator")
-        _ = machine.begin(GeneratorOperation<Int, Int>.next(0), object: object)
+        _ = machine.begin(GeneratorOperation<Int, Int>.next(0))
         machine.bodyYielded()
         let (held, _) = machine.holdForDump()
         XCTAssertTrue(held)
@@ -150,6 +152,6 @@ final class GeneratorStateMachineTests: XCTestCase {
         machine.letGoAfterDump()
         XCTAssertTrue(machine.beginCloseOnRelease())
         XCTAssertTrue(machine.closingOnRelease)
-        XCTAssertEqual(machine.word.load(ordering: .relaxed), .running)
+        XCTAssertEqual(machine.current(.relaxed), .running)
     }
 }
