@@ -64,6 +64,8 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     @inlinable
     func handOut(_ value: Element) -> ResumeSignal<Input> {
         let current = runningBody()
+        // A for-in of this body whose generator threw left the error here (Generator+Sequence.swift).
+        if let error = host._withUnsafeGuaranteedRef({ $0.machine.takePendingError() }) { return .error(error) }
         if isCancelled { return .error(CancellationError()) }
         switch host._withUnsafeGuaranteedRef({
             $0.suspend(current, yielding: AsyncEvent<Element>.yielded(value), resumedWith: AsyncResume<Input>.self)

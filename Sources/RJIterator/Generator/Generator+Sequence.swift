@@ -1,9 +1,19 @@
+import CRJContext
+
 /// `for x in generator`: a generator with `Input == Void` is a single-pass `Sequence`.
 ///
-/// A for-in loop cannot rethrow, and an error of the body is never dropped silently: if the
-/// body throws during iteration, the program stops with a message naming the error. To handle
-/// the body's errors, consume the generator with ``Generator/forEach(_:)`` or
-/// ``Generator/collect()``, which rethrow them.
+/// A Swift for-in loop cannot rethrow, so when the generator's body throws during iteration:
+/// - inside another generator's body (a pipeline stage, an `rj_async` body, an async
+///   generator's body), the loop ends and the error is kept for that body: its next `yield`
+///   throws it, and if it ends first, it ends by throwing it (its return value is dropped). So
+///   the error reaches the consumer of the pipeline, every `defer` on the way runs, and the
+///   stage cannot complete as if its input had ended normally;
+/// - anywhere else (top-level code, a plain function), there is nobody to give it to: the
+///   program stops with a message naming the error and the idioms that throw.
+///
+/// Where the generator may throw, iterate with `while let x = try g.nextValue()`,
+/// ``Generator/forEach(_:)`` or ``Generator/collect()``, which throw at once
+/// (docs/generators.md, "for-in and errors").
 ///
 /// ```swift
 /// let squares = Generator<Int, Void, Void> { y in for i in 1...3 { try y.yield(i * i) } }
@@ -38,12 +48,25 @@ public struct GeneratorIterator<Element, Return>: IteratorProtocol {
             case .returned: return nil
             }
         } catch {
-            fatalError(
-                "RJIterator: the generator threw \(error) during for-in, which cannot rethrow it. "
-                    + "Consume it with `try generator.forEach { ... }` or `try generator.collect()` "
-                    + "to handle errors")
+            forInFailed(error, iterating: "a generator")
+            return nil
         }
     }
+}
+
+/// A for-in over a generator (or a tee reader) whose body threw: inside a generator's body, the
+/// error is kept for that body's next `yield` or its end, and the loop ends; elsewhere the
+/// program stops with a message (`Generator`'s `Sequence` conformance says why).
+@usableFromInline @inline(never)
+func forInFailed(_ error: any Error, iterating what: String) {
+    if let current = rj_coro_current(), let owner = rj_coro_owner(current) {
+        Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { $0.machine.deferError(error) }
+        return
+    }
+    fatalError(
+        "RJIterator: \(what) threw \(error) during a for-in outside any generator body, where for-in cannot "
+            + "rethrow it. Iterate with `while let x = try g.nextValue()`, `try g.forEach { ... }` or "
+            + "`try g.collect()` to handle the error (docs/generators.md, \"for-in and errors\")")
 }
 
 extension Generator where Input == Void {

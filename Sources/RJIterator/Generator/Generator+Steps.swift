@@ -122,30 +122,42 @@ extension Generator {
     @inlinable
     func runBody() {
         let yielder = Yielder<Element, Input>(host: self, id: rj_coro_id(coro.unsafelyUnwrapped))
-        let outcome: Completion<Return>
+        let ended: Completion<Return>
         do {
             if releasePolicy == .abandon {
                 // A body dropped without unwinding never ends: the generator keeps its body, and
                 // frees it when it is freed.
-                outcome = .returned(try body(yielder))
+                ended = .returned(try body(yielder))
             } else {
                 // The body moves to this frame (a swap: no reference counting), and is released
                 // when it ends, with what it captured: a completed generator holds none of it.
                 let running = body
                 body = Self.bodyThatEnded
-                outcome = .returned(try running(yielder))
+                ended = .returned(try running(yielder))
             }
         } catch let exit as GeneratorExit {
             // The close went through every cleanup: a `return(v)` completes with `v`.
-            outcome = exit.completion(as: Return.self)
+            ended = exit.completion(as: Return.self)
         } catch {
-            outcome = .threw(error)
+            ended = .threw(error)
         }
+        // A for-in that ended because the generator it iterated threw: that error is how the
+        // body ended, whatever it did after the loop (Generator+Sequence.swift).
+        if let error = machine.takePendingError() {
+            deliver(.threw(error))
+        } else {
+            deliver(ended)
+        }
+    }
+
+    /// The body's last act, on its own stack: hands how it ended to the resumer's local, or keeps
+    /// it when nobody typed waits (closing on release, driven as a delegate).
+    @inlinable @inline(__always)
+    func deliver(_ outcome: consuming Completion<Return>) {
         if let completionBox {
             rj_coro_in_resumer(coro.unsafelyUnwrapped, completionBox)
                 .assumingMemoryBound(to: Completion<Return>?.self).initialize(to: outcome)
         } else {
-            // Closing on release, or driven as a delegate: nobody typed is waiting for it.
             machine.keep(ErasedCompletion(outcome))
         }
     }

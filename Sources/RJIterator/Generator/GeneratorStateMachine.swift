@@ -72,10 +72,23 @@ struct KeptState {
     /// Set while release closes the body: `yield` then throws the exit signal without reading a
     /// typed signal, so closing needs no type information.
     @usableFromInline var closingOnRelease = false
-    /// The value of a `return(_:)` on its way to the body's `yield` (see `takeExit`).
-    @usableFromInline var pendingReturn: PendingReturn?
+    /// What waits for the body at its next `yield` (`Pending`).
+    @usableFromInline var pending = Pending.none
 
     @inlinable init() {}
+}
+
+/// What waits for a body at its next `yield`, in one word: the two never wait at once.
+@usableFromInline
+enum Pending {
+    case none
+    /// The value of a `return(_:)` on its way to the suspended body's `yield` (see `takeExit`):
+    /// set by the resumer while the body is suspended, taken when it resumes.
+    case returning(PendingReturn)
+    /// An error a for-in in the running body could not throw (the generator it iterates threw):
+    /// the body's next `yield` throws it, or its end does (Generator+Sequence.swift). Set and
+    /// taken by the body itself while it runs, so it never waits across a suspension.
+    case error(any Error)
 }
 
 /// A generator's state machine: the one writer of its state word (`stateWord`, with the
@@ -192,10 +205,10 @@ struct GeneratorStateMachine {
             return .resume(.error(error))
         case .returning(let value):
             // The body's `yield` throws the exit signal carrying `value` (see `takeExit`).
-            with { $0.kept.pendingReturn = PendingReturn(value, type: Return.self) }
+            with { $0.kept.pending = .returning(PendingReturn(value, type: Return.self)) }
             return .resume(.close)
         case .close:
-            with { $0.kept.pendingReturn = nil }
+            with { $0.kept.pending = .none }
             return .resume(.close)
         }
     }
@@ -331,9 +344,34 @@ struct GeneratorStateMachine {
     @inlinable
     func takeExit() -> GeneratorExit {
         with { h in
-            let exit = GeneratorExit(pendingReturn: h.kept.pendingReturn)
-            h.kept.pendingReturn = nil
-            return exit
+            // Moved out (no copy, no reference counting); at a resumed `yield` it holds a
+            // return or nothing.
+            guard case .returning(let value) = exchange(&h.kept.pending, with: .none) else {
+                return GeneratorExit(pendingReturn: nil)
+            }
+            return GeneratorExit(pendingReturn: value)
+        }
+    }
+
+    // MARK: Errors a for-in could not throw
+
+    /// Keeps `error` for the running body's next `yield` or its end (the first one, if a second
+    /// for-in fails before either). Called by the body itself.
+    @inlinable
+    func deferError(_ error: any Error) {
+        with { h in
+            if case .none = h.kept.pending { h.kept.pending = .error(error) }
+        }
+    }
+
+    /// The error a for-in left for this point, if any; taken once.
+    @inlinable @inline(__always)
+    func takePendingError() -> (any Error)? {
+        with { h in
+            // The common case, nothing, is one test of the word; an error is moved out.
+            if case .none = h.kept.pending { return nil }
+            guard case .error(let error) = exchange(&h.kept.pending, with: .none) else { return nil }
+            return error
         }
     }
 

@@ -84,8 +84,9 @@ public final class TeeReader<Element> {
 
 extension TeeReader: Sequence {
     /// `for x in reader`: reads the values this reader has not read yet. A for-in loop cannot
-    /// rethrow: an error of the generator's body stops the program with a message, as for a
-    /// generator; use ``nextValue()`` to handle it.
+    /// rethrow: an error of the generator's body is handled as in a for-in over the generator
+    /// (inside a generator's body, that body's next `yield` or its end throws it; elsewhere the
+    /// program stops with a message); use ``nextValue()`` to handle it where it happens.
     @inlinable
     public func makeIterator() -> Iterator {
         Iterator(reader: self)
@@ -104,9 +105,8 @@ extension TeeReader: Sequence {
             do {
                 return try reader.nextValue()
             } catch {
-                fatalError(
-                    "RJIterator: the generator threw \(error) during for-in over a tee reader, which cannot "
-                        + "rethrow it. Read it with `try reader.nextValue()` to handle errors")
+                forInFailed(error, iterating: "the generator behind a tee reader")
+                return nil
             }
         }
     }

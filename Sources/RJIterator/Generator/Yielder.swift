@@ -50,6 +50,8 @@ public struct Yielder<Element, Input> {
     @inlinable @discardableResult
     public func yield(_ value: Element) throws -> Input {
         let current = runningBody()
+        // A for-in of this body whose generator threw left the error here (Generator+Sequence.swift).
+        if let error = host._withUnsafeGuaranteedRef({ $0.machine.takePendingError() }) { throw error }
         switch host._withUnsafeGuaranteedRef({ $0.suspend(current, yielding: value, resumedWith: Input.self) }) {
         case .value(let input): return input
         case .error(let error): throw error
