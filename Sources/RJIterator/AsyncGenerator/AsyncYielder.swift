@@ -136,3 +136,18 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
         })
     }
 }
+
+extension AsyncYielder where Element == Void {
+    /// Waits for the next input (`try yield(())`): the body of a receive-only async generator,
+    /// fed with `next(_:)`; its first `next` starts it, as an async generator's always does.
+    ///
+    /// ```swift
+    /// let logger = AsyncGenerator<Void, String, Void> { y in
+    ///     while true { print(try y.receive()) }
+    /// }
+    /// ```
+    @inlinable @discardableResult
+    public func receive() throws -> Input {
+        try yield(())
+    }
+}

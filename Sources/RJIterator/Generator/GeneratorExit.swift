@@ -1,16 +1,43 @@
-/// Thrown from `yield` into a body that is being closed (`return(_:)`, release, a delegating
-/// generator's close). Private so that only a catch-all `catch` can swallow it.
+/// Thrown from `yield` into a body that is being closed: by ``Generator/return(_:)``,
+/// ``Generator/close()``, the release of its last reference, or the close of a generator that
+/// delegates to it. Python's `GeneratorExit`.
+///
+/// Catch it by type to finish work when closed, and let it go on (rethrow it): the close
+/// completes once it has gone through every cleanup. A body that swallows it and yields again
+/// stays suspended after `return`, and is reported and dropped on release (Python's "generator
+/// ignored GeneratorExit"). Only the library makes one, so `catch is GeneratorExit` takes only a
+/// close, never an error thrown in with ``Generator/throw(_:)`` (unless that is a
+/// `GeneratorExit` a body let out, which closes the generator, as in Python).
+///
+/// ```swift
+/// let lexer = Generator<String, Character, Void> { y in
+///     var token = ""
+///     do {
+///         while true {
+///             let c = try y.yield(token)
+///             token = c == " " ? "" : token + String(c)
+///         }
+///     } catch let exit as GeneratorExit {
+///         if !token.isEmpty { print("last token: \(token)") }   // flush, then go on closing
+///         throw exit
+///     }
+/// }
+/// ```
 ///
 /// It carries the value `return(_:)` asked for, as ES6's return completion does: a cleanup
-/// that yields, is resumed and then lets the signal go on still completes with that value,
-/// and a second `return(w)` during the cleanup throws a new signal carrying `w`.
-@usableFromInline
-struct GeneratorExit: Error {
+/// that yields, is resumed and then lets the signal go on still completes with that value, and
+/// a second `return(w)` during the cleanup throws a new signal carrying `w`. Only the library
+/// makes one.
+public struct GeneratorExit: Error, CustomStringConvertible {
     /// What `return(_:)` asked for; `nil` for a plain close (release, delegation).
     @usableFromInline let pendingReturn: PendingReturn?
 
     @usableFromInline init(pendingReturn: PendingReturn?) {
         self.pendingReturn = pendingReturn
+    }
+
+    public var description: String {
+        "RJIterator: the generator is being closed (GeneratorExit); let this go on after the cleanup"
     }
 
     /// How a body that ended with this signal completes, for a generator returning `Return`.
@@ -36,8 +63,9 @@ struct GeneratorExit: Error {
 /// generator pays one pointer for it and allocates only when `return` is called.
 ///
 /// `@unchecked Sendable` because `Error` requires it of `GeneratorExit`: the signal never
-/// leaves its generator (the body's end catches it), whose state word already orders every
-/// access, so the value is never touched by two threads at once.
+/// leaves its generator but through a body that stores it on purpose, and the generator's state
+/// word orders every access while it is inside, so the value is never touched by two threads
+/// at once.
 @usableFromInline
 final class PendingReturn: @unchecked Sendable {
     @usableFromInline let value: Any

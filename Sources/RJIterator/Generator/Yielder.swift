@@ -43,10 +43,12 @@ public struct Yielder<Element, Input> {
     /// Suspends the body and hands `value` to the caller of `next`.
     ///
     /// - Returns: the input of the `next` call that resumes the body.
-    /// - Throws: the error given to ``Generator/throw(_:)``, or, when the generator is being
-    ///   closed (``Generator/return(_:)`` or release), a private exit signal. Let that one
-    ///   propagate (a cleanup may catch it, yield, and rethrow it): a body that swallows it and
-    ///   yields again stays suspended after `return`, and is abandoned on release.
+    /// - Throws: the error given to ``Generator/throw(_:)``; when the generator is being closed
+    ///   (``Generator/return(_:)``, ``Generator/close()``, release), ``GeneratorExit``: catch it
+    ///   by type to finish work (`catch let exit as GeneratorExit { flush(); throw exit }`) and
+    ///   let it go on; a body that swallows it and yields again stays suspended after `return`,
+    ///   and is abandoned on release. An error a for-in of this body could not throw (the
+    ///   generator it iterated threw) is thrown here, before suspending.
     @inlinable @discardableResult
     public func yield(_ value: Element) throws -> Input {
         let current = runningBody()
@@ -91,5 +93,25 @@ public struct Yielder<Element, Input> {
     @inlinable
     public func yieldAll<R>(_ inner: Generator<Element, Input, R>) throws -> R {
         try delegate(to: inner)
+    }
+}
+
+extension Yielder where Element == Void {
+    /// Waits for the next input: the body of a receive-only coroutine (Python's `x = yield`),
+    /// the same as `try yield(())`. Prime the generator with ``Generator/start()``, then hand it
+    /// values with ``Generator/send(_:)``.
+    ///
+    /// ```swift
+    /// let printer = Generator<Void, String, Void> { y in
+    ///     while true { print("got", try y.receive()) }
+    /// }
+    /// try printer.start()        // runs to the first receive()
+    /// try printer.send("hello")  // got hello
+    /// ```
+    ///
+    /// - Throws: as ``yield(_:)``: a thrown-in error, or ``GeneratorExit`` when closed.
+    @inlinable @discardableResult
+    public func receive() throws -> Input {
+        try yield(())
     }
 }
