@@ -7,9 +7,11 @@
  * (unless it already has one), and the handler is installed with SA_ONSTACK.
  * If the faulting address is in the guard of the coroutine running on this
  * thread, the handler writes
- *   RJIterator: generator stack overflow (stack size N KiB); create the
- *   generator with a larger stackSize
- * and aborts. Every other fault goes to the handler that was there before
+ *   RJIterator: stack overflow in the Generator made at main.swift:12 (stack
+ *   size N KiB); make it with a larger stackSize (Generator(stackSize:)), or
+ *   raise RJRuntime.defaultStackSize
+ * (the kind, the creation site and the remedy for that kind, read from the
+ * coroutine's owner at the offsets rj_set_owner_layout gave) and aborts. Every other fault goes to the handler that was there before
  * (Swift's backtracer, or the default action), untouched. A SIGSEGV or SIGBUS
  * that was sent (kill, tgkill, sigqueue: si_code <= 0) rather than caused by
  * a fault is passed on too, and where the previous disposition was the
@@ -108,20 +110,79 @@ RJ_SIGNAL_SAFE static void rj_chain(int sig, siginfo_t *info, void *uctx) {
     syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
 }
 
+/* Where the owner object keeps its creation site and kind (rj_set_owner_layout). */
+int rj_owner_layout_known;
+static size_t rj_owner_file_offset, rj_owner_line_offset, rj_owner_kind_offset;
+
+void rj_set_owner_layout(size_t file_offset, size_t line_offset, size_t kind_offset) {
+    rj_owner_file_offset = file_offset;
+    rj_owner_line_offset = line_offset;
+    rj_owner_kind_offset = kind_offset;
+    __atomic_store_n(&rj_owner_layout_known, 1, __ATOMIC_RELEASE);
+}
+
+RJ_SIGNAL_SAFE static size_t rj_raw_strlen(const char *s) {
+    size_t n = 0;
+    while (s[n]) n++;
+    return n;
+}
+
+/* "RJIterator: stack overflow in the <kind> made at <file>:<line> (stack size N KiB[, a shared
+ * run stack]); <what to change>": the kind and the site read from the owner, the remedy one
+ * that exists for that kind (only a Generator takes a stackSize). */
+RJ_SIGNAL_SAFE static void rj_write_overflow_message(rj_coro *c) {
+    static const char *const kinds[] = {"Generator", "RJIterator", "rj_async body", "AsyncGenerator"};
+    unsigned kind = 0;
+    const char *file = NULL;
+    uint32_t line = 0;
+    const char *owner = ((rj_coro_head *)(void *)c)->owner;
+    if (owner && __atomic_load_n(&rj_owner_layout_known, __ATOMIC_ACQUIRE)) {
+        kind = *(const unsigned char *)(owner + rj_owner_kind_offset);
+        if (kind > 3) kind = 0;
+        file = *(const char *const *)(const void *)(owner + rj_owner_file_offset);
+        line = *(const uint32_t *)(const void *)(owner + rj_owner_line_offset);
+    }
+    static const char head[] = "RJIterator: stack overflow in the ";
+    rj_raw_write(head, sizeof head - 1);
+    rj_raw_write(kinds[kind], rj_raw_strlen(kinds[kind]));
+    if (file) {
+        static const char at[] = " made at ";
+        rj_raw_write(at, sizeof at - 1);
+        rj_raw_write(file, rj_raw_strlen(file));
+        rj_raw_write(":", 1);
+        rj_raw_write_unsigned(line);
+    }
+    static const char size[] = " (stack size ";
+    rj_raw_write(size, sizeof size - 1);
+    rj_raw_write_unsigned(c->requested_size / 1024);
+    if (c->shared) {
+        static const char shared[] = " KiB, a shared run stack); ";
+        rj_raw_write(shared, sizeof shared - 1);
+        static const char generator_shared[] =
+            "make it with stackMode: .dedicated and a larger stackSize, or raise RJRuntime.defaultStackSize "
+            "before the first shared-stack generator runs\n";
+        static const char other_shared[] =
+            "raise RJRuntime.defaultStackSize before the first shared-stack generator runs, or set "
+            "RJRuntime.defaultStackMode = .dedicated before it is made\n";
+        if (kind == 0) rj_raw_write(generator_shared, sizeof generator_shared - 1);
+        else rj_raw_write(other_shared, sizeof other_shared - 1);
+    } else {
+        static const char dedicated[] = " KiB); ";
+        rj_raw_write(dedicated, sizeof dedicated - 1);
+        static const char generator_fix[] =
+            "make it with a larger stackSize (Generator(stackSize:)), or raise RJRuntime.defaultStackSize\n";
+        static const char other_fix[] = "raise RJRuntime.defaultStackSize before it is made (it takes no stackSize)\n";
+        if (kind == 0) rj_raw_write(generator_fix, sizeof generator_fix - 1);
+        else rj_raw_write(other_fix, sizeof other_fix - 1);
+    }
+}
+
 RJ_SIGNAL_SAFE static void rj_fault_handler(int sig, siginfo_t *info, void *uctx) {
     rj_coro *c = rj_current;
     char *addr = info ? (char *)info->si_addr : NULL;
     int sent = info && info->si_code <= 0; /* SI_USER, SI_QUEUE, SI_TKILL: si_addr means nothing */
     if (!sent && c && addr >= c->map_base && addr < c->stack_lo) {
-        static const char head[] = "RJIterator: generator stack overflow (stack size ";
-        static const char tail[] = " KiB); create the generator with a larger stackSize\n";
-        static const char shared_tail[] = " KiB, a shared run stack); create the generator with "
-                                          "stackMode: .dedicated and a larger stackSize, or raise "
-                                          "RJRuntime.defaultStackSize before the first shared-stack generator runs\n";
-        rj_raw_write(head, sizeof head - 1);
-        rj_raw_write_unsigned(c->requested_size / 1024);
-        if (c->shared) rj_raw_write(shared_tail, sizeof shared_tail - 1);
-        else rj_raw_write(tail, sizeof tail - 1);
+        rj_write_overflow_message(c);
         /* SIGABRT with its default action: a crash handler that walked this
          * stack would fault again in the guard. */
         rj_die_by(SIGABRT);

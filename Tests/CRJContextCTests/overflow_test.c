@@ -30,8 +30,8 @@ static void test_overflow(rj_backend backend) {
     char buf[512];
     int status = in_child(overflow_child, backend, buf, sizeof buf);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "overflow aborts (%s)", rj_backend_name(backend));
-    CHECK(strstr(buf, "RJIterator: generator stack overflow (stack size 32 KiB); create the generator "
-                      "with a larger stackSize") != NULL,
+    CHECK(strstr(buf, "RJIterator: stack overflow in the Generator (stack size 32 KiB); make it with a "
+                      "larger stackSize (Generator(stackSize:)), or raise RJRuntime.defaultStackSize") != NULL,
           "overflow message (%s): %s", rj_backend_name(backend), buf);
 }
 
@@ -57,7 +57,7 @@ static void test_big_frame(rj_backend backend) {
     char buf[512];
     int status = in_child(big_frame_child, backend, buf, sizeof buf);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "big frame aborts (%s): status %#x", rj_backend_name(backend), status);
-    CHECK(strstr(buf, "RJIterator: generator stack overflow (stack size 16 KiB)") != NULL,
+    CHECK(strstr(buf, "RJIterator: stack overflow in the Generator (stack size 16 KiB)") != NULL,
           "big frame gives the overflow message (%s): %s", rj_backend_name(backend), buf);
 }
 

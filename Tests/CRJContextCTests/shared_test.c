@@ -177,7 +177,9 @@ static void test_shared_overflow(void) {
     char buf[512];
     int status = in_child(shared_overflow_child, RJ_BACKEND_FAST, buf, sizeof buf);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "shared: overflow aborts");
-    CHECK(strstr(buf, "RJIterator: generator stack overflow") != NULL, "shared: overflow message: %s", buf);
+    CHECK(strstr(buf, "RJIterator: stack overflow in the Generator (stack size") != NULL &&
+              strstr(buf, "a shared run stack); make it with stackMode: .dedicated") != NULL,
+          "shared: overflow message: %s", buf);
 }
 
 /* Two threads, each running a shared coroutine that resumes one bound to the run stack the

@@ -60,6 +60,15 @@ case "overflow-shared":
     say("\(String(describing: try? gen.next()))")
 case "stack-size-with-shared":
     _ = Generator<Int, Void, Void>(stackSize: 64 * 1024, stackMode: .shared) { _ in }
+case "overflow-rj-async":
+    let queue = DispatchQueue(label: "probe")
+    rj_async(on: queue) { say("\(recurse(0))") }
+    Thread.sleep(forTimeInterval: 30)
+case "overflow-async-generator":
+    let gen = AsyncGenerator<Int, Void, Void> { y in try y.yield(recurse(0)) }
+    let done = DispatchSemaphore(value: 0)
+    Task.detached { _ = try? await gen.next(); done.signal() }
+    done.wait()
 case "overflow-ucontext":
     RJRuntime.useUContextBackend(true)
     overflowInGenerator()

@@ -425,6 +425,19 @@ const char *_Nonnull rj_last_error(void);
 /* Writes msg and a newline to stderr in one write (messages of the Swift layer). */
 void rj_report(const char *_Nonnull msg);
 
+/* ---- What the overflow message says of a coroutine (rj_overflow.c) ----
+ * Where, in the owner object (rj_coro_set_owner), its creation site and kind
+ * are: the Swift layer says it once, before the first coroutine it makes
+ * runs, so that a stack overflow's message names the generator and what to
+ * change. The handler only reads these fields of the running coroutine's
+ * owner. kind: 0 Generator, 1 RJIterator, 2 rj_async body, 3 AsyncGenerator. */
+void rj_set_owner_layout(size_t file_offset, size_t line_offset, size_t kind_offset);
+/* Whether rj_set_owner_layout was called (one load, for the inline check). */
+extern int rj_owner_layout_known;
+static inline int rj_owner_layout_is_known(void) {
+    return __atomic_load_n(&rj_owner_layout_known, __ATOMIC_RELAXED);
+}
+
 /* ---- Live generators and where they wait (rj_registry.c, rj_inspect.c) ----
  * What RJRuntime.dump() reads. The Swift layer adds every generator object
  * when it is made and removes it before it is destroyed; a removal during a

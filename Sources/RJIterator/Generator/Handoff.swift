@@ -13,6 +13,8 @@ extension _RJCoroutineHost {
     /// `rj_last_error()` says why) when no stack can be had.
     @inlinable
     final func makeCoroutine(stackSize: Int, backend: rj_backend, shared: Bool) -> OpaquePointer? {
+        // Once per process: where the overflow handler reads a coroutine's site and kind.
+        if rj_owner_layout_is_known() == 0 { tellOverflowHandlerTheLayout() }
         let made = shared
             ? rj_coro_create_shared(coroutineEntry, object)
             : rj_coro_create(stackSize, backend, coroutineEntry, object)
@@ -49,6 +51,20 @@ extension _RJCoroutineHost {
         if finished == 0 { return false }
         destroyCoroutine(coro)
         return true
+    }
+
+    /// Tells the C core's overflow handler where a generator object keeps its creation site and
+    /// kind (the same for every generator), so that a stack overflow's message names them.
+    @usableFromInline @inline(never)
+    final func tellOverflowHandlerTheLayout() {
+        let base = UInt(bitPattern: object)
+        let recordAt = withUnsafeMutablePointer(to: &record) { UInt(bitPattern: $0) } - base
+        let file = Int(recordAt) + MemoryLayout<CoroutineRecord>.offset(of: \CoroutineRecord.file)!
+        let line = Int(recordAt) + MemoryLayout<CoroutineRecord>.offset(of: \CoroutineRecord.line)!
+        let kind = Int(recordAt) + MemoryLayout<CoroutineRecord>.offset(of: \CoroutineRecord.kind)!
+        // The same bytes a read through the offsets finds (a stored property's real storage).
+        assert(object.load(fromByteOffset: line, as: UInt32.self) == record.line)
+        rj_set_owner_layout(file, line, kind)
     }
 
     /// Gives the coroutine's stack back; the generator has no coroutine afterwards.

@@ -101,7 +101,7 @@ public enum RJRuntime {
 
     /// Bytes of inaccessible guard below every stack (64 KiB unless changed, rounded up to
     /// whole pages); running into it stops the program with
-    /// `RJIterator: generator stack overflow ...`.
+    /// `RJIterator: stack overflow in the Generator made at ...`.
     ///
     /// A frame larger than the guard (a large local array) could jump over it and write into
     /// whatever lies below; raise the guard for bodies with frames that large. The guard costs

@@ -40,11 +40,15 @@ final class ProbeTests: XCTestCase {
             signaled: process.terminationReason == .uncaughtSignal)
     }
 
+    /// The overflow message of a Generator made in the probe with a 64 KiB stack: its kind, its
+    /// creation site and the remedies that exist for it.
     private let overflowMessage =
-        "RJIterator: generator stack overflow (stack size 64 KiB); create the generator with a larger stackSize"
+        "(stack size 64 KiB); make it with a larger stackSize (Generator(stackSize:)), or raise RJRuntime.defaultStackSize"
+    private let overflowHead = "RJIterator: stack overflow in the Generator made at rj_probe/main.swift:"
 
     func testStackOverflowPrintsMessageAndAborts() throws {
         let r = try probe("overflow")
+        XCTAssertTrue(r.stderr.contains(overflowHead), r.stderr)
         XCTAssertTrue(r.stderr.contains(overflowMessage), r.stderr)
         XCTAssertTrue(r.signaled)
         XCTAssertEqual(r.status, SIGABRT)
@@ -54,8 +58,9 @@ final class ProbeTests: XCTestCase {
     func testSharedStackOverflowPrintsMessageAndAborts() throws {
         try XCTSkipUnless(RJRuntime.sharedStacksAvailable, "this build has no fast backend")
         let r = try probe("overflow-shared")
-        XCTAssertTrue(r.stderr.contains("RJIterator: generator stack overflow (stack size \(RJRuntime.defaultStackSize / 1024) KiB, "
-                                        + "a shared run stack); create the generator with stackMode: .dedicated and a larger "
+        XCTAssertTrue(r.stderr.contains(overflowHead), r.stderr)
+        XCTAssertTrue(r.stderr.contains("(stack size \(RJRuntime.defaultStackSize / 1024) KiB, "
+                                        + "a shared run stack); make it with stackMode: .dedicated and a larger "
                                         + "stackSize"), r.stderr)
         XCTAssertTrue(r.signaled)
         XCTAssertEqual(r.status, SIGABRT)
@@ -127,10 +132,22 @@ final class ProbeTests: XCTestCase {
         // the 64 KiB default guard, not in a neighbouring mapping.
         let r = try probe("big-frame")
         XCTAssertTrue(r.stderr.contains(
-            "RJIterator: generator stack overflow (stack size 16 KiB); create the generator with a larger stackSize"),
+            "(stack size 16 KiB); make it with a larger stackSize (Generator(stackSize:)), or raise RJRuntime.defaultStackSize"),
             r.stderr)
         XCTAssertEqual(r.status, SIGABRT)
         XCTAssertTrue(r.signaled)
+    }
+
+    // Issue 29: an rj_async body or an async generator takes no stackSize; the message names
+    // what it is, where it was made, and the setting that exists.
+    func testStackOverflowInAnRJAsyncBodyOrAnAsyncGeneratorNamesWhatToChange() throws {
+        for (mode, kind) in [("overflow-rj-async", "rj_async body"), ("overflow-async-generator", "AsyncGenerator")] {
+            let r = try probe(mode)
+            XCTAssertTrue(r.stderr.contains("RJIterator: stack overflow in the \(kind) made at rj_probe/main.swift:"), "\(mode): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("raise RJRuntime.defaultStackSize"), "\(mode): \(r.stderr)")
+            XCTAssertFalse(r.stderr.contains("larger stackSize"), "\(mode): names no parameter it lacks: \(r.stderr)")
+            XCTAssertEqual(r.status, SIGABRT, mode)
+        }
     }
 
     func testGuardIsInstalledBelowEveryStack() throws {
