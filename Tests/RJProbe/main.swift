@@ -280,6 +280,20 @@ case "async-delegation-release":
     done.wait()
     say("first \(first.value.value ?? -1)")
     _ = consume outer
+case "callback-twice":
+    // Each await's callback called three times: one report per await, naming its line.
+    let queue = DispatchQueue(label: "probe")
+    let done = DispatchSemaphore(value: 0)
+    rj_async(on: queue) {
+        let first = rj_await { callback in
+            callback(1, nil)
+            callback(2, nil)
+            callback(3, nil)
+        }
+        let second = rj_await { callback in DispatchQueue.global().async { callback(4, nil); callback(5, nil) } }
+        say("values \(first.value as? Int ?? -1) \(second.value as? Int ?? -1)")
+    }.finally { done.signal() }
+    done.wait()
 case "async-buffer-negative":
     _ = AsyncGenerator<Int, Void, Void>(bufferingUpTo: -1) { _ in }
 case "dump-signal":

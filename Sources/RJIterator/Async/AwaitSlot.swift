@@ -203,21 +203,28 @@ final class CallbackToken: @unchecked Sendable {
     private let slot: AwaitSlot
     /// Rewritten only by `reuse`, when nobody else holds the token.
     @exclusivity(unchecked) private var generation: UInt64
-    private let called = RJAtomic<Bool>(false)
+    /// Where the `rj_await` is (`#fileID`, `#line` of its call), for the message of a callback
+    /// called twice; rewritten only by `reuse`.
+    @exclusivity(unchecked) private var site: AwaitSite
+    /// How many times the callback was called: the first call counts, the second is reported,
+    /// later ones are ignored quietly.
+    private let calls = RJAtomic<Int>(0)
 
-    init(_ slot: AwaitSlot, _ generation: UInt64) {
+    init(_ slot: AwaitSlot, _ generation: UInt64, site: AwaitSite) {
         self.slot = slot
         self.generation = generation
+        self.site = site
     }
 
     func call(_ value: Any?, _ error: (any Error)?) {
         // Read before the exchange, whose release publishes it to `settle`: after the
         // exchange this call touches nothing of the token that `reuse` rewrites.
         let generation = self.generation
-        guard !called.exchange(true, ordering: .acquiringAndReleasing) else {
-            #if DEBUG
-            rj_report("RJIterator: an rj_await callback was called twice; the second call is ignored")
-            #endif
+        let site = self.site
+        let earlier = calls.add(1, ordering: .acquiringAndReleasing).oldValue
+        guard earlier == 0 else {
+            // Once per await, in every build: a callback called twice is a bug of the work.
+            if earlier == 1 { site.reportCalledTwice() }
             return
         }
         if slot.isBodyCoroutine {
@@ -236,21 +243,40 @@ final class CallbackToken: @unchecked Sendable {
         // Unique: every other reference is gone (a reference count is never seen lower than it
         // is), so nobody can call it again.
         guard isKnownUniquelyReferenced(&token) else { return false }
-        if !token.called.exchange(true, ordering: .acquiring) {
+        if token.calls.add(1, ordering: .acquiring).oldValue == 0 {
             token.slot.complete(RJResult(value: nil, error: RJAsyncError.callbackDropped, done: false), for: token.generation)
         }
         return true
     }
 
     /// Makes a settled token (see `settle`) the callback of await `generation`.
-    func reuse(for generation: UInt64) {
+    func reuse(for generation: UInt64, site: AwaitSite) {
         self.generation = generation
-        called.store(false, ordering: .relaxed)
+        self.site = site
+        calls.store(0, ordering: .relaxed)
     }
 
     deinit {
-        if !called.load(ordering: .acquiring) {
+        if calls.load(ordering: .acquiring) == 0 {
             slot.complete(RJResult(value: nil, error: RJAsyncError.callbackDropped, done: false), for: generation)
         }
+    }
+}
+
+/// Where an `rj_await` was called, for its messages.
+@usableFromInline
+struct AwaitSite: Sendable {
+    @usableFromInline let file: StaticString
+    @usableFromInline let line: UInt
+
+    @inlinable init(file: StaticString, line: UInt) {
+        self.file = file
+        self.line = line
+    }
+
+    /// The message of a callback called a second time.
+    func reportCalledTwice() {
+        rj_report("RJIterator: the callback of the rj_await at \(file):\(line) was called twice; the second call is ignored "
+                  + "(call an rj_await's callback once)")
     }
 }

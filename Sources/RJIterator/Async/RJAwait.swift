@@ -8,11 +8,13 @@ import RJPromises
 /// - Outside an `rj_async` body it returns at once with ``RJAsyncError/notInAsync``.
 /// - The body resumes on its own queue, also when the callback fires synchronously inside
 ///   `task` or on another thread.
-/// - A callback called twice: the second call is ignored. A callback released without being
+/// - A callback called twice: the second call is ignored and reported on stderr, naming this
+///   await's file and line (`file`, `line`: leave them out). A callback released without being
 ///   called: the result's error is ``RJAsyncError/callbackDropped``.
 /// - In a cancelled task it returns `CancellationError` at once.
-/// - `task` is called once, before `rj_await` returns, and not kept: a closure written in
-///   place may capture what it needs without an allocation for its context.
+/// - `task` is called once, at once, before `rj_await` returns, and not kept: it need not be
+///   `@Sendable` (it may capture a loop's `var`); the callback it is given is, since the work
+///   may call it from any thread.
 ///
 /// ```swift
 /// rj_async {
@@ -21,7 +23,7 @@ import RJPromises
 ///     let json = r.value as! [String: String]
 /// }
 /// ```
-public func rj_await(_ task: RJAsyncClosure) -> RJResult {
+public func rj_await(_ task: (@escaping RJAsyncCallback) -> Void, file: StaticString = #fileID, line: UInt = #line) -> RJResult {
     // Unretained: the running body's task is alive (its driver holds it while the body runs,
     // and `suspend` holds it while the body waits). Every retain here is an atomic operation
     // on the path of an await that completes at once.
@@ -30,7 +32,7 @@ public func rj_await(_ task: RJAsyncClosure) -> RJResult {
         if current.isCancelled { return RJResult(value: nil, error: current.cancellationError) }
         current.wait.note(.callback)
         let generation = current.awaits.begin()
-        start(task, completing: current.awaits, generation)
+        start(task, completing: current.awaits, generation, site: AwaitSite(file: file, line: line))
         return current.suspend(awaiting: generation)
     }
 }
@@ -38,13 +40,14 @@ public func rj_await(_ task: RJAsyncClosure) -> RJResult {
 /// Hands `task` a callback whose only reference to the slot is the token, so that the token
 /// (and the "dropped" completion) dies with the callback. A token the work did not keep is
 /// kept for the next await.
-private func start(_ task: RJAsyncClosure, completing slot: AwaitSlot, _ generation: UInt64) {
+private func start(_ task: (@escaping RJAsyncCallback) -> Void, completing slot: AwaitSlot, _ generation: UInt64,
+                   site: AwaitSite) {
     var token: CallbackToken
     if let spare = slot.spareToken.take() {
-        spare.reuse(for: generation)
+        spare.reuse(for: generation, site: site)
         token = spare
     } else {
-        token = CallbackToken(slot, generation)
+        token = CallbackToken(slot, generation, site: site)
     }
     hand(token, to: task)
     if CallbackToken.settle(&token) { slot.spareToken = consume token }
@@ -52,7 +55,7 @@ private func start(_ task: RJAsyncClosure, completing slot: AwaitSlot, _ generat
 
 /// Calls `task` with a callback whose context is `token`; the callback is released on return.
 @inline(never)
-private func hand(_ token: CallbackToken, to task: RJAsyncClosure) {
+private func hand(_ token: CallbackToken, to task: (@escaping RJAsyncCallback) -> Void) {
     task { value, error in token.call(value, error) }
 }
 
@@ -126,7 +129,8 @@ public func rj_await(value: Any?) -> RJResult {
 /// ```swift
 /// let r = rj_await(slowRequest(), timeout: 2)
 /// ```
-public func rj_await(_ task: RJAsyncClosure, timeout: Double) -> RJResult {
+public func rj_await(_ task: (@escaping RJAsyncCallback) -> Void, timeout: Double, file: StaticString = #fileID,
+                     line: UInt = #line) -> RJResult {
     guard let current = _RJAwaitHost.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     if current.isCancelled { return RJResult(value: nil, error: current.cancellationError) }
     current.wait.note(.timeout, timeout: timeout)
@@ -136,7 +140,7 @@ public func rj_await(_ task: RJAsyncClosure, timeout: Double) -> RJResult {
     current.queue.asyncAfter(deadline: .now() + max(0, timeout)) {
         slot.complete(RJResult(value: nil, error: RJAsyncError.timedOut), for: generation)
     }
-    start(task, completing: slot, generation)
+    start(task, completing: slot, generation, site: AwaitSite(file: file, line: line))
     return current.suspend(awaiting: generation)
 }
 
@@ -145,12 +149,12 @@ public func rj_await(_ task: RJAsyncClosure, timeout: Double) -> RJResult {
 /// ```swift
 /// let results = rj_await(all: [load("a"), load("b")])
 /// ```
-public func rj_await(all tasks: [RJAsyncClosure]) -> [RJResult] {
+public func rj_await(all tasks: [RJAsyncClosure], file: StaticString = #fileID, line: UInt = #line) -> [RJResult] {
     if tasks.isEmpty { return [] }
     let host = _RJAwaitHost.current
     host?.wait.note(.all, count: tasks.count)
     defer { host?.wait.ended() }
-    let results = Collector(count: tasks.count)
+    let results = Collector(count: tasks.count, site: AwaitSite(file: file, line: line))
     let combined: RJAsyncClosure = { callback in
         for (index, task) in tasks.enumerated() {
             task { value, error in
@@ -158,7 +162,7 @@ public func rj_await(all tasks: [RJAsyncClosure]) -> [RJResult] {
             }
         }
     }
-    let outcome = rj_await(combined)
+    let outcome = rj_await(combined, file: file, line: line)
     if let error = outcome.error { return tasks.map { _ in RJResult(value: nil, error: error) } }
     return results.all
 }
@@ -171,12 +175,14 @@ public func rj_await(all tasks: [RJAsyncClosure]) -> [RJResult] {
 /// ```swift
 /// let (index, result) = rj_await(firstOf: [fromCache(), fromNetwork()])
 /// ```
-public func rj_await(firstOf tasks: [RJAsyncClosure]) -> (index: Int?, result: RJResult) {
+public func rj_await(firstOf tasks: [RJAsyncClosure], file: StaticString = #fileID, line: UInt = #line)
+    -> (index: Int?, result: RJResult)
+{
     if tasks.isEmpty { return (nil, RJResult(value: nil, error: RJAsyncError.noTasks)) }
     let host = _RJAwaitHost.current
     host?.wait.note(.firstOf, count: tasks.count)
     defer { host?.wait.ended() }
-    let winner = Collector(count: 1)
+    let winner = Collector(count: tasks.count, site: AwaitSite(file: file, line: line))
     let combined: RJAsyncClosure = { callback in
         for (index, task) in tasks.enumerated() {
             task { value, error in
@@ -184,27 +190,47 @@ public func rj_await(firstOf tasks: [RJAsyncClosure]) -> (index: Int?, result: R
             }
         }
     }
-    let outcome = rj_await(combined)
+    let outcome = rj_await(combined, file: file, line: line)
     if let error = outcome.error { return (nil, RJResult(value: nil, error: error)) }
     return (winner.firstIndex, winner.all[0])
 }
 
-/// Results gathered from several callbacks on several threads.
+/// Results gathered from several callbacks on several threads. A task's callback called twice
+/// is ignored and reported, once per await.
 private final class Collector: @unchecked Sendable {
     private let lock = RJLock()
+    private let site: AwaitSite
     private var results: [RJResult?]
+    private var called: [Bool]
     private var remaining: Int
+    private var reported = false
     private(set) var firstIndex = -1
 
-    init(count: Int) {
+    init(count: Int, site: AwaitSite) {
+        self.site = site
         results = Array(repeating: nil, count: count)
+        called = Array(repeating: false, count: count)
         remaining = count
+    }
+
+    /// Whether this is the first call of `index`'s callback (a second is reported, once).
+    private func firstCall(_ index: Int) -> Bool {
+        let (first, report): (Bool, Bool) = lock.withLock {
+            if !called[index] {
+                called[index] = true
+                return (true, false)
+            }
+            defer { reported = true }
+            return (false, !reported)
+        }
+        if report { site.reportCalledTwice() }
+        return first
     }
 
     /// Records `result` for `index` (once); true when it was the last one missing.
     func set(_ index: Int, _ result: RJResult) -> Bool {
-        lock.withLock {
-            guard results[index] == nil else { return false }
+        guard firstCall(index) else { return false }
+        return lock.withLock {
             results[index] = result
             remaining -= 1
             return remaining == 0
@@ -213,7 +239,8 @@ private final class Collector: @unchecked Sendable {
 
     /// Records the first result only; true for the first caller.
     func setFirst(_ result: RJResult, index: Int) -> Bool {
-        lock.withLock {
+        guard firstCall(index) else { return false }
+        return lock.withLock {
             guard firstIndex < 0 else { return false }
             firstIndex = index
             results[0] = result
@@ -255,15 +282,16 @@ public func rj_awaitValue<T>(_ promise: Promise<T>) throws -> T {
 /// ```swift
 /// let data = try rj_awaitValue { done in session.load(url, completion: done) }
 /// ```
-public func rj_awaitValue<T>(_ task: @Sendable (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void) throws -> T {
-    let result = rj_await { callback in
+public func rj_awaitValue<T>(_ task: (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void,
+                             file: StaticString = #fileID, line: UInt = #line) throws -> T {
+    let result = rj_await({ callback in
         task { outcome in
             switch outcome {
             case .success(let value): callback(value, nil)
             case .failure(let error): callback(nil, error)
             }
         }
-    }
+    }, file: file, line: line)
     return try result.typedValue(as: T.self)
 }
 
@@ -274,8 +302,9 @@ public func rj_awaitValue<T>(_ task: @Sendable (@escaping @Sendable (Result<T, a
 /// ```swift
 /// let user: User = try rj_awaitValue { done in api.fetchUser(id: 7, completion: done) }
 /// ```
-public func rj_awaitValue<T>(_ task: @Sendable (@escaping @Sendable (T?, (any Error)?) -> Void) -> Void) throws -> T {
-    let result = rj_await { callback in task { value, error in callback(value, error) } }
+public func rj_awaitValue<T>(_ task: (@escaping @Sendable (T?, (any Error)?) -> Void) -> Void,
+                             file: StaticString = #fileID, line: UInt = #line) throws -> T {
+    let result = rj_await({ callback in task { value, error in callback(value, error) } }, file: file, line: line)
     return try result.typedValue(as: T.self)
 }
 
@@ -286,8 +315,9 @@ public func rj_awaitValue<T>(_ task: @Sendable (@escaping @Sendable (T?, (any Er
 /// let answer: Int = try rj_awaitValue { done in compute(completion: done) }
 /// ```
 @_disfavoredOverload
-public func rj_awaitValue<T>(_ task: @Sendable (@escaping @Sendable (T) -> Void) -> Void) throws -> T {
-    let result = rj_await { callback in task { value in callback(value, nil) } }
+public func rj_awaitValue<T>(_ task: (@escaping @Sendable (T) -> Void) -> Void,
+                             file: StaticString = #fileID, line: UInt = #line) throws -> T {
+    let result = rj_await({ callback in task { value in callback(value, nil) } }, file: file, line: line)
     return try result.typedValue(as: T.self)
 }
 

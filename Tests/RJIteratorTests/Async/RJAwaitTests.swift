@@ -11,7 +11,8 @@ final class RJAwaitTests: RJAsyncTestCase {
     func testAwaitOutsideAsyncGivesAClearError() {
         let r = rj_await(later(1))
         XCTAssertEqual(r.error as? RJAsyncError, .notInAsync)
-        XCTAssertEqual("\(RJAsyncError.notInAsync)", "RJIterator: rj_await called outside rj_async; call it from the body of an rj_async block")
+        // Issue 29: the message is true inside a Generator run by an rj_async body too, and names remedies that exist.
+        XCTAssertEqual("\(RJAsyncError.notInAsync)", "RJIterator: rj_await called outside the body of an rj_async task or an AsyncGenerator (a Generator's body is outside, even one run inside rj_async: its await cannot suspend the task); await in the rj_async body itself, or make the generator an AsyncGenerator")
     }
 
     func testPlainValueComesStraightBack() {
@@ -201,6 +202,24 @@ final class RJAwaitTests: RJAsyncTestCase {
             "user 7", "42", "9", "TestError(code: -3)",
             "RJIterator: rj_await got an unexpected value: the callback gave neither a value nor an error",
         ])
+    }
+
+    // Issue 29: the work closure runs at once and is not kept, so it need not be @Sendable: it
+    // may capture a loop's var (strict concurrency refused this before).
+    func testTheWorkClosureMayCaptureALoopVar() {
+        let log = Log()
+        runAsync {
+            func fetchPage(_ n: Int, _ done: @escaping @Sendable ([Int]?, (any Error)?) -> Void) {
+                DispatchQueue.global().async { done([n * 10], nil) }
+            }
+            var page = 0
+            while page < 3 {
+                let batch: [Int]? = try? rj_awaitValue { done in fetchPage(page, done) }
+                log.add("\(batch ?? [])")
+                page += 1
+            }
+        }
+        XCTAssertEqual(log.all, ["[0]", "[10]", "[20]"])
     }
 
     func testAwaitAllAndFirstOf() {

@@ -242,6 +242,17 @@ final class ProbeTests: XCTestCase {
         XCTAssertFalse(r.stderr.contains("RJIterator:"), r.stderr)
     }
 
+    // Issue 29: in every build (CI runs this suite optimised too), once per await, with the
+    // await's file and line.
+    func testACallbackCalledTwiceIsReportedOncePerAwaitWithItsSite() throws {
+        let r = try probe("callback-twice")
+        XCTAssertTrue(r.stdout.contains("values 1 4"), r.stdout)
+        let reports = r.stderr.split(separator: "\n").filter { $0.contains("was called twice") }
+        XCTAssertEqual(reports.count, 2, r.stderr)
+        XCTAssertTrue(reports.allSatisfy { $0.hasPrefix("RJIterator: the callback of the rj_await at rj_probe/main.swift:") }, r.stderr)
+        XCTAssertNotEqual(reports.first, reports.last, "each names its own await's line")
+    }
+
     func testReleasedSuspendedSeedIteratorGivesItsStackBack() throws {
         // Abandoning leaks what the frames hold (documented), so LeakSanitizer is told not to
         // fail the probe for it in an ASan build.
