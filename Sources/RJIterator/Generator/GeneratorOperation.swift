@@ -1,7 +1,8 @@
-// The vocabulary of a generator's life, in two enums: what a caller asks of a generator
-// (`GeneratorOperation`, for `Generator` and `AsyncGenerator` alike) and what the body's
+// The vocabulary of a generator's life: what a caller asks of a generator (`GeneratorOperation`,
+// for `Generator` and `AsyncGenerator` alike), what the state machine tells it to do
+// (`GeneratorAction`, after `acquire` says what it found: `Acquisition`) and what the body's
 // suspended `yield` is told when it is switched back into (`ResumeSignal`). The state machine
-// (GeneratorStateMachine.swift) turns the first into the second.
+// (GeneratorStateMachine.swift) turns the first into the others.
 
 /// What a caller asks of a generator: every public call of `Generator`, of `AsyncGenerator`,
 /// of a delegation and of the seed API is one of these. The state machine answers each with a
@@ -38,4 +39,29 @@ enum ResumeSignal<Input> {
     /// Only for a body suspended in `yieldAll` (Generator+Delegation.swift): the generator it
     /// delegates to was driven directly by the resumer and has completed.
     case delegateDone
+}
+
+/// What `acquire` found: `suspended` and `created` mean the caller now holds `running`;
+/// `running` and `completed` that it does not.
+@usableFromInline
+enum Acquisition {
+    case suspended, created, running, completed
+}
+
+/// What the state machine tells an operation to do.
+@usableFromInline
+enum GeneratorAction<Input, Return> {
+    /// Holding `running`, taken from `created`: make the coroutine and run the body from its
+    /// first line.
+    case start
+    /// Holding `running`, taken from `suspended` (or owned): switch into the body with this signal.
+    case resume(ResumeSignal<Input>)
+    /// Holding `running`, taken from `created`: complete without running the body.
+    case complete(Completion<Return>)
+    /// Nothing taken, the generator has completed: report the outcome it kept.
+    case reportOutcome
+    /// Nothing taken: the step is `.returned(value)` (`return(v)` of a completed generator).
+    case answer(Return)
+    /// Nothing taken (or given back): the operation throws this.
+    case fail(any Error)
 }

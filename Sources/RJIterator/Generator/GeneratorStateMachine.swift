@@ -37,31 +37,6 @@ import RJLocks
 // nothing, and the delegate is given back (`giveBackFromDelegator`) when the delegation ends
 // early.
 
-/// What `acquire` found: `suspended` and `created` mean the caller now holds `running`;
-/// `running` and `completed` that it does not.
-@usableFromInline
-enum Acquisition {
-    case suspended, created, running, completed
-}
-
-/// What the state machine tells an operation to do.
-@usableFromInline
-enum GeneratorAction<Input, Return> {
-    /// Holding `running`, taken from `created`: make the coroutine and run the body from its
-    /// first line.
-    case start
-    /// Holding `running`, taken from `suspended` (or owned): switch into the body with this signal.
-    case resume(ResumeSignal<Input>)
-    /// Holding `running`, taken from `created`: complete without running the body.
-    case complete(Completion<Return>)
-    /// Nothing taken, the generator has completed: report the outcome it kept.
-    case reportOutcome
-    /// Nothing taken: the step is `.returned(value)` (`return(v)` of a completed generator).
-    case answer(Return)
-    /// Nothing taken (or given back): the operation throws this.
-    case fail(any Error)
-}
-
 /// What the thread holding a generator's `running` keeps beside the state word: written only by
 /// `GeneratorStateMachine`'s methods, by that thread (or before the word publishes it).
 @usableFromInline
