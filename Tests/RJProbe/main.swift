@@ -294,6 +294,11 @@ case "callback-twice":
         say("values \(first.value as? Int ?? -1) \(second.value as? Int ?? -1)")
     }.finally { done.signal() }
     done.wait()
+case "main-queue-never-runs":
+    // A command-line program that never runs the main queue: the task is reported, not silent.
+    let task = rj_async { print("never") }
+    Thread.sleep(forTimeInterval: 2.5)
+    say("finished: \(task.isFinished)")
 case "async-buffer-negative":
     _ = AsyncGenerator<Int, Void, Void>(bufferingUpTo: -1) { _ in }
 case "dump-signal":

@@ -59,6 +59,7 @@ public func rj_async(on queue: DispatchQueue = .main, file: StaticString = #file
                      _ body: @escaping @Sendable () throws -> Void) -> RJAsyncTask {
     let task = RJAsyncTask(queue: queue, file: file, line: line, body: body)
     task.start()
+    if queue === DispatchQueue.main { watchMainQueue(task, file: file, line: line) }
     return task
 }
 
@@ -90,6 +91,7 @@ public func rj_async(file: StaticString = #fileID, line: UInt = #line,
         try MainActor.assumeIsolated { try isolated.value() }
     }
     task.start()
+    watchMainQueue(task, file: file, line: line)
     return task
 }
 
@@ -261,6 +263,9 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     /// handlers have been started.
     public final var isFinished: Bool { lock.withLock { finished } }
 
+    /// Whether the body has not started yet (and the task was not cancelled before it did).
+    final var isWaitingToStart: Bool { lock.withLock { !finished && core?.state == .created } }
+
     /// Waits, from Swift concurrency, until the body has ended and its `finally` handlers
     /// were started; throws what the body threw.
     ///
@@ -363,5 +368,31 @@ public final class RJMainActorTask: RJAsyncTask, @unchecked Sendable {
         let isolated = UncheckedBox(value: handler)
         _ = (self as RJAsyncTask).catch { error in MainActor.assumeIsolated { isolated.value(error) } }
         return self
+    }
+}
+
+// MARK: A main queue that never runs
+
+/// Whether the first `rj_async` task on the main queue is being watched (once per process).
+private let mainQueueWatched = RJAtomic<Bool>(false)
+
+/// The task a watch looks at, weakly: a task nobody holds any more is not reported.
+private final class WatchedTask: @unchecked Sendable {
+    weak var task: RJAsyncTask?
+    init(_ task: RJAsyncTask) { self.task = task }
+}
+
+/// The first `rj_async` task on the main queue of a process: if its body has not started after
+/// two seconds, nothing runs the main queue (a Linux command-line program that neither calls
+/// `runMainLoop()` nor `dispatchMain()`), or something blocks it; the task would wait silently
+/// forever, so say it, once. Nothing is checked for later tasks: one check tells.
+func watchMainQueue(_ task: RJAsyncTask, file: StaticString, line: UInt) {
+    guard !mainQueueWatched.exchange(true, ordering: .relaxed) else { return }
+    let watched = WatchedTask(task)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
+        guard let task = watched.task, task.isWaitingToStart else { return }
+        rj_report("RJIterator: the rj_async task made at \(file):\(line) runs on the main queue and has not started after "
+                  + "2 s: nothing runs the main queue, or something blocks it. A command-line program runs it with "
+                  + "task.runMainLoop() or dispatchMain(); or pass a queue: rj_async(on: queue) { ... }")
     }
 }

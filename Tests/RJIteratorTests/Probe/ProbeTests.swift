@@ -253,6 +253,14 @@ final class ProbeTests: XCTestCase {
         XCTAssertNotEqual(reports.first, reports.last, "each names its own await's line")
     }
 
+    // Issue 29: rj_async on the main queue in a process whose main queue never runs says so.
+    func testAMainQueueTaskThatNeverStartsIsReported() throws {
+        let r = try probe("main-queue-never-runs")
+        XCTAssertTrue(r.stderr.contains("RJIterator: the rj_async task made at rj_probe/main.swift:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("has not started after 2 s"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("task.runMainLoop()"), r.stderr)
+    }
+
     func testReleasedSuspendedSeedIteratorGivesItsStackBack() throws {
         // Abandoning leaks what the frames hold (documented), so LeakSanitizer is told not to
         // fail the probe for it in an ASan build.
