@@ -115,9 +115,11 @@ int rj_owner_layout_known;
 static size_t rj_owner_file_offset, rj_owner_line_offset, rj_owner_kind_offset;
 
 void rj_set_owner_layout(size_t file_offset, size_t line_offset, size_t kind_offset) {
-    rj_owner_file_offset = file_offset;
-    rj_owner_line_offset = line_offset;
-    rj_owner_kind_offset = kind_offset;
+    /* Two threads making their first generators may both get here, with the same offsets:
+     * atomic stores, so that neither overwrites the other with a torn value. */
+    __atomic_store_n(&rj_owner_file_offset, file_offset, __ATOMIC_RELAXED);
+    __atomic_store_n(&rj_owner_line_offset, line_offset, __ATOMIC_RELAXED);
+    __atomic_store_n(&rj_owner_kind_offset, kind_offset, __ATOMIC_RELAXED);
     __atomic_store_n(&rj_owner_layout_known, 1, __ATOMIC_RELEASE);
 }
 
@@ -137,10 +139,10 @@ RJ_SIGNAL_SAFE static void rj_write_overflow_message(rj_coro *c) {
     uint32_t line = 0;
     const char *owner = ((rj_coro_head *)(void *)c)->owner;
     if (owner && __atomic_load_n(&rj_owner_layout_known, __ATOMIC_ACQUIRE)) {
-        kind = *(const unsigned char *)(owner + rj_owner_kind_offset);
+        kind = *(const unsigned char *)(owner + __atomic_load_n(&rj_owner_kind_offset, __ATOMIC_RELAXED));
         if (kind > 3) kind = 0;
-        file = *(const char *const *)(const void *)(owner + rj_owner_file_offset);
-        line = *(const uint32_t *)(const void *)(owner + rj_owner_line_offset);
+        file = *(const char *const *)(const void *)(owner + __atomic_load_n(&rj_owner_file_offset, __ATOMIC_RELAXED));
+        line = *(const uint32_t *)(const void *)(owner + __atomic_load_n(&rj_owner_line_offset, __ATOMIC_RELAXED));
     }
     static const char head[] = "RJIterator: stack overflow in the ";
     rj_raw_write(head, sizeof head - 1);
