@@ -95,6 +95,9 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     ///     thread that completed the await, as a continuation resumed there does (no hop).
     ///   - stackMode: a stack of its own or a shared run stack (``StackMode``); `nil` takes
     ///     ``RJRuntime/defaultStackMode``.
+    ///   - file: the file the generator is made in, for ``RJRuntime/dump(stuckAfter:)`` and
+    ///     the stack overflow message; leave it out.
+    ///   - line: the line it is made at, for the same; leave it out.
     ///   - body: the generator's code; `yield` on the ``AsyncYielder`` it receives, from the
     ///     body or from any function it calls, and `rj_await` anything in between.
     ///

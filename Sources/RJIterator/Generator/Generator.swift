@@ -76,8 +76,9 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     ///     means a dedicated stack.
     ///   - stackMode: a stack of its own, or a shared run stack with the frames copied out
     ///     while suspended (``StackMode``); `nil` takes ``RJRuntime/defaultStackMode``.
-    ///   - file, line: where the generator is made, for ``RJRuntime/dump(stuckAfter:)``; leave
-    ///     them out.
+    ///   - file: the file the generator is made in, for ``RJRuntime/dump(stuckAfter:)`` and
+    ///     the stack overflow message; leave it out.
+    ///   - line: the line it is made at, for the same; leave it out.
     ///   - body: the generator's code. Call `yield` on the ``Yielder`` it receives, from the
     ///     body or from any function it calls.
     @inlinable
