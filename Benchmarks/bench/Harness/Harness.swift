@@ -275,7 +275,26 @@ func printTable(_ rows: [Row], _ ratios: [Ratio], header: [String]) {
             print(pad(q.name, nameWidth) + lpad(format(q.value, unit: q.unit), 12) + lpad(format(q.low, unit: q.unit), 12)
                     + lpad(format(q.high, unit: q.unit), 12) + "  \(q.targetText) \(verdict)")
         }
+        printSummary(ratios)
     }
+}
+
+/// The closing lines: how many targets this run met, which it did not, and what one run says.
+func printSummary(_ ratios: [Ratio]) {
+    let held = ratios.filter { $0.met != nil }
+    let missed = held.filter { $0.met == false }
+    print("")
+    print("-- summary")
+    print("\(held.count - missed.count) of \(held.count) targets met in this run"
+          + (missed.isEmpty ? "." : "; not met:"))
+    for q in missed { print("  \(q.name): \(format(q.value, unit: q.unit)) (\(q.targetText))") }
+    print("""
+        One run says little here: this machine's timings drift by up to 2x between its states, so a
+        target near its limit is met in some runs and not in others. docs/performance.md#targets has
+        every target over five runs and why the ones never met are not; compare two builds side by
+        side (docs/performance.md#comparing-two-builds), and count instructions for small changes
+        (bash Benchmarks/instructions/count).
+        """)
 }
 
 /// A JSON value, written with numbers as numbers and booleans as booleans.
