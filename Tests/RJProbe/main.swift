@@ -294,6 +294,19 @@ case "callback-twice":
         say("values \(first.value as? Int ?? -1) \(second.value as? Int ?? -1)")
     }.finally { done.signal() }
     done.wait()
+case "await-value-closure":
+    // A trailing closure over a callback rj_await's task form cannot take reaches value:.
+    let done = DispatchSemaphore(value: 0)
+    rj_async(on: DispatchQueue(label: "probe")) {
+        let r = rj_await { (done: @escaping @Sendable (Int) -> Void) in done(3) }
+        say("not stopped: \(String(describing: r.value))")
+    }.finally { done.signal() }
+    done.wait()
+case "run-main-loop-off-main":
+    let task = rj_async(on: .global()) {}
+    let ran = DispatchSemaphore(value: 0)
+    Thread { _ = task.runMainLoop(timeout: 1); ran.signal() }.start()
+    ran.wait()
 case "main-queue-never-runs":
     // A command-line program that never runs the main queue: the task is reported, not silent.
     let task = rj_async { print("never") }

@@ -319,15 +319,22 @@ extension RJAsyncTask {
     /// Runs the main run loop, which drains the main queue, until the task has finished or
     /// `timeout` seconds have passed; returns whether it finished. For command-line programs
     /// and tests on Linux, where the main queue (the default queue of `rj_async`) only runs
-    /// under `dispatchMain()` or a running main `RunLoop`. Call it on the main thread.
+    /// under `dispatchMain()` or a running main `RunLoop`. Call it on the main thread, from
+    /// synchronous code. Async code (a `main.swift` with a top-level `await` included) runs
+    /// the main queue already: there, `try await task.wait()`.
     ///
     /// ```swift
     /// let task = rj_async { ... }
     /// task.runMainLoop()
     /// ```
+    @available(*, noasync, message: "async code runs the main queue already: use try await task.wait()")
     @discardableResult
     public final func runMainLoop(timeout: Double = .infinity) -> Bool {
-        if !(Thread.isMainThread) { fatalError("RJIterator: runMainLoop must be called on the main thread") }
+        if !(Thread.isMainThread) {
+            fatalError("RJIterator: runMainLoop() must be called on the main thread, from synchronous code; on another thread "
+                       + "(as after a top-level await, where Linux runs the main queue on a worker thread) use "
+                       + "try await task.wait(), or task.wait() from a Task")
+        }
         let deadline = timeout.isFinite ? Date().addingTimeInterval(timeout) : Date.distantFuture
         while !isFinished && Date() < deadline {
             _ = RunLoop.main.run(mode: .default, before: min(deadline, Date().addingTimeInterval(0.05)))
@@ -368,31 +375,5 @@ public final class RJMainActorTask: RJAsyncTask, @unchecked Sendable {
         let isolated = UncheckedBox(value: handler)
         _ = (self as RJAsyncTask).catch { error in MainActor.assumeIsolated { isolated.value(error) } }
         return self
-    }
-}
-
-// MARK: A main queue that never runs
-
-/// Whether the first `rj_async` task on the main queue is being watched (once per process).
-private let mainQueueWatched = RJAtomic<Bool>(false)
-
-/// The task a watch looks at, weakly: a task nobody holds any more is not reported.
-private final class WatchedTask: @unchecked Sendable {
-    weak var task: RJAsyncTask?
-    init(_ task: RJAsyncTask) { self.task = task }
-}
-
-/// The first `rj_async` task on the main queue of a process: if its body has not started after
-/// two seconds, nothing runs the main queue (a Linux command-line program that neither calls
-/// `runMainLoop()` nor `dispatchMain()`), or something blocks it; the task would wait silently
-/// forever, so say it, once. Nothing is checked for later tasks: one check tells.
-func watchMainQueue(_ task: RJAsyncTask, file: StaticString, line: UInt) {
-    guard !mainQueueWatched.exchange(true, ordering: .relaxed) else { return }
-    let watched = WatchedTask(task)
-    DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
-        guard let task = watched.task, task.isWaitingToStart else { return }
-        rj_report("RJIterator: the rj_async task made at \(file):\(line) runs on the main queue and has not started after "
-                  + "2 s: nothing runs the main queue, or something blocks it. A command-line program runs it with "
-                  + "task.runMainLoop() or dispatchMain(); or pass a queue: rj_async(on: queue) { ... }")
     }
 }

@@ -116,11 +116,29 @@ func awaitPending<T>(_ promise: Promise<T>) -> RJResult {
 /// hand it back without waiting for it; with the label, awaiting something that cannot be
 /// awaited does not compile.
 ///
+/// A trailing closure can still reach it (Swift matches a trailing closure to a labelled
+/// parameter): `rj_await { done in api(completion: done) }` where `api`'s callback takes
+/// something other than `(Any?, Error?)`, say `(Int) -> Void`. Such a closure would be handed
+/// back uncalled, so a closure given here stops the program with a message that names
+/// `rj_awaitValue`, which takes typed callbacks. (This overload is disfavoured, so a callback
+/// of optional values, `(String?, Error?) -> Void`, goes to ``rj_await(_:file:line:)``.)
+///
 /// ```swift
 /// rj_await(value: 42).value   // 42
 /// ```
-public func rj_await(value: Any?) -> RJResult {
-    RJResult(value: value, error: nil, done: false)
+@_disfavoredOverload
+public func rj_await(value: Any?, file: StaticString = #fileID, line: UInt = #line) -> RJResult {
+    if let value, isFunction(value) {
+        fatalError("RJIterator: rj_await at \(file):\(line) was given a closure, which it would return uncalled: "
+                   + "rj_await { callback in ... } takes a callback of (Any?, Error?); for a typed callback "
+                   + "((Int) -> Void, (Result<T, Error>) -> Void, (T?, Error?) -> Void) use try rj_awaitValue { done in ... }")
+    }
+    return RJResult(value: value, error: nil, done: false)
+}
+
+/// Whether `value` is a function (Swift's function metadata kind, 0x302 in the stable ABI).
+private func isFunction(_ value: Any) -> Bool {
+    unsafeBitCast(type(of: value), to: UnsafeRawPointer.self).load(as: UInt.self) == 0x302
 }
 
 /// `rj_await(_:)` with a deadline: if `task` has not called back within `timeout`

@@ -298,4 +298,26 @@ final class RJAwaitTests: RJAsyncTestCase {
         }
         XCTAssertEqual(log.all, ["1"])
     }
+
+    // Issue 29 (found by a newcomer): a callback API whose callback takes optional values of a
+    // type other than Any? is awaited, not handed back uncalled by rj_await(value:).
+    func testATrailingClosureOverATypedOptionalCallbackIsAwaited() {
+        @Sendable func fetchName(completion: @escaping @Sendable (String?, (any Error)?) -> Void) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.005) { completion("Rui", nil) }
+        }
+        let log = Log()
+        runAsync {
+            let r = rj_await { done in fetchName(completion: done) }
+            log.add("\(r.value as? String ?? "not awaited: \(String(describing: r.value))")")
+        }
+        XCTAssertEqual(log.all, ["Rui"])
+    }
+
+    func testAPlainValueStillComesStraightBack() {
+        let log = Log()
+        runAsync {
+            log.add("\(rj_await(value: 42).value as? Int ?? -1) \(rj_await(value: nil).value == nil)")
+        }
+        XCTAssertEqual(log.all, ["42 true"])
+    }
 }

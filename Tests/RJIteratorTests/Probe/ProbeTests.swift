@@ -253,6 +253,24 @@ final class ProbeTests: XCTestCase {
         XCTAssertNotEqual(reports.first, reports.last, "each names its own await's line")
     }
 
+    // Issue 29: a closure that reaches rj_await(value:) is not handed back uncalled.
+    func testAClosureGivenToAwaitValueStopsWithTheTypedForm() throws {
+        let r = try probe("await-value-closure")
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertFalse(r.stdout.contains("not stopped"), r.stdout)
+        XCTAssertTrue(r.stderr.contains("RJIterator: rj_await at rj_probe/main.swift:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("was given a closure, which it would return uncalled"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("use try rj_awaitValue { done in ... }"), r.stderr)
+    }
+
+    // Issue 29: runMainLoop off the main thread (as after a top-level await) names the remedy.
+    func testRunMainLoopOffTheMainThreadNamesTheAsyncForm() throws {
+        let r = try probe("run-main-loop-off-main")
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("RJIterator: runMainLoop() must be called on the main thread"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("try await task.wait()"), r.stderr)
+    }
+
     // Issue 29: rj_async on the main queue in a process whose main queue never runs says so.
     func testAMainQueueTaskThatNeverStartsIsReported() throws {
         let r = try probe("main-queue-never-runs")
