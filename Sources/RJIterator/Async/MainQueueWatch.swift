@@ -19,7 +19,8 @@ private final class WatchedTask: @unchecked Sendable {
 /// `runMainLoop()` nor `dispatchMain()`), or something blocks it; the task would wait silently
 /// forever, so say it, once. Nothing is checked for later tasks: one check tells.
 func watchMainQueue(_ task: RJAsyncTask, file: StaticString, line: UInt) {
-    guard !mainQueueWatched.exchange(true, ordering: .relaxed) else { return }
+    // A load first: after the first task, every later one reads the flag without writing it.
+    guard !mainQueueWatched.load(ordering: .relaxed), !mainQueueWatched.exchange(true, ordering: .relaxed) else { return }
     let watched = WatchedTask(task)
     DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
         guard let task = watched.task, task.isWaitingToStart else { return }

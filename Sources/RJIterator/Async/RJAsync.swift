@@ -333,7 +333,7 @@ extension RJAsyncTask {
         if !(Thread.isMainThread) {
             fatalError("RJIterator: runMainLoop() must be called on the main thread, from synchronous code; on another thread "
                        + "(as after a top-level await, where Linux runs the main queue on a worker thread) use "
-                       + "try await task.wait(), or task.wait() from a Task")
+                       + "try await task.wait()")
         }
         let deadline = timeout.isFinite ? Date().addingTimeInterval(timeout) : Date.distantFuture
         while !isFinished && Date() < deadline {

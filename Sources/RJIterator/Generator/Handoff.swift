@@ -11,7 +11,7 @@ import CRJContext
 extension _RJCoroutineHost {
     /// Makes the coroutine the body runs on, with the generator's stack mode; nil (and
     /// `rj_last_error()` says why) when no stack can be had. Inlined into `startBody`: out of
-    /// line it cost a call and its frame on every generator's start (23 instructions).
+    /// line it costs a call and its frame on every generator's start (docs/performance.md).
     @inlinable @inline(__always)
     final func makeCoroutine(stackSize: Int, backend: rj_backend, shared: Bool) -> OpaquePointer? {
         // Once per process: where the overflow handler reads a coroutine's site and kind.
