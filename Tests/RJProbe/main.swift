@@ -271,10 +271,18 @@ case "async-delegation-release":
         }
         try y.yieldAll(inner)
     }
+    // The task takes its reference out of a box and drops it before it signals, so the release
+    // below is the last one: a reference the task's closure kept would be dropped on the task's
+    // thread at a time of its own, racing the end of the probe.
     let done = DispatchSemaphore(value: 0)
     let first = UnsafeTransfer(ResultSlot<Int>())
+    let handOver = UnsafeTransfer(ResultSlot<AsyncGenerator<Int, Void, Void>>())
+    handOver.value.value = outer
     Task.detached {
-        first.value.value = try? await outer.next().yieldedValue
+        var g = handOver.value.value
+        handOver.value.value = nil
+        first.value.value = try? await g?.next().yieldedValue
+        g = nil
         done.signal()
     }
     done.wait()
