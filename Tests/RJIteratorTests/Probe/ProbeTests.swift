@@ -69,7 +69,11 @@ final class ProbeTests: XCTestCase {
 
     // The dump signal: the dump reaches stderr from the library's thread, the program goes on.
     func testTheDumpSignalWritesTheDumpAndTheProgramGoesOn() throws {
-        let r = try probe("dump-signal")
+        // The probe's task stays stuck until the process ends, by design: what it holds (the
+        // task, the await's token, the kept callback) is a cycle through its suspended stack,
+        // which LeakSanitizer reports at exit whenever no stale copy of a pointer to it is left
+        // on the main thread's stack. Leaks are not what this test is about.
+        let r = try probe("dump-signal", environment: ["ASAN_OPTIONS": "detect_leaks=0"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("still running, task finished: false"), r.stdout)
         XCTAssertTrue(r.stderr.contains("RJIterator: 2 coroutines (2 suspended"), r.stderr)
