@@ -288,6 +288,30 @@ case "async-delegation-release":
     done.wait()
     say("first \(first.value.value ?? -1)")
     _ = consume outer
+case "async-release-cleanup-yields":
+    // An async generator suspended at a yield is released; its cleanup catches the close and
+    // yields: the yield throws CancellationError (the release cancelled it), the body ends,
+    // and nothing is reported (a Generator there reports "generator ignored close").
+    do {
+        let gen = AsyncGenerator<Int, Void, Void> { y in
+            defer { say("cleanup ran") }
+            do { try y.yield(1) } catch is GeneratorExit {
+                do { try y.yield(2) } catch { say("yield in cleanup threw \(type(of: error))"); throw error }
+            }
+        }
+        let done = DispatchSemaphore(value: 0)
+        let handOver = UnsafeTransfer(ResultSlot<AsyncGenerator<Int, Void, Void>>())
+        handOver.value.value = gen
+        Task.detached {
+            var g = handOver.value.value
+            handOver.value.value = nil
+            _ = try? await g?.next()
+            g = nil
+            done.signal()
+        }
+        done.wait()
+        _ = consume gen
+    }
 case "callback-twice":
     // Each await's callback called three times: one report per await, naming its line.
     let queue = DispatchQueue(label: "probe")

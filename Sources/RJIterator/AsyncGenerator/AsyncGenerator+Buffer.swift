@@ -92,7 +92,11 @@ extension AsyncGenerator {
         guard bufferCapacity > 0, lock.withLock({ machine.hasRoomAhead(capacity: bufferCapacity) }) else { return nil }
         // A generator with a buffer has a Void input (its buffered initialiser).
         let ahead = AsyncRequest(GeneratorOperation<Input, Return>.next(() as! Input))
-        ahead.onAnswer { [unowned self, unowned ahead] in self.deliver(ahead.result(Step.self).unsafelyUnwrapped) }
+        // Strong: the last answer of a turn goes out once the serving thread has let go of the
+        // generator (AsyncGeneratorStateMachine.swift), and this answer still needs it, to fill
+        // the buffer, when every consumer has dropped it meanwhile. Taken and released once the
+        // answer is given.
+        ahead.onAnswer { [self, unowned ahead] in self.deliver(ahead.result(Step.self).unsafelyUnwrapped) }
         return ahead
     }
 

@@ -134,13 +134,15 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     deinit {
         // Nothing can request anything any more, and no await is pending (an await keeps its
         // generator alive): close a body suspended at a `yield` here, as a Generator's release
-        // does. Its cleanups cannot wait for anything: an `rj_await` there gives
-        // `CancellationError` at once.
+        // does. The release cancels it too: its cleanups cannot wait for anything (an
+        // `rj_await` there gives `CancellationError` at once) nor hand a value to anyone (a
+        // `yield` there throws `CancellationError`), so the body always runs to its end, and
+        // ending with that `CancellationError` is not reported.
         cancelled.store(true, ordering: .releasing)
         // Out of the registry first, as a Generator's release is: no dump reads the core while
         // it is closed here (and none holds it, so the close can take it).
         core.record.unregister()
-        core.closeOnRelease()
+        core.closeOnRelease(cancelledByRelease: true)
         // The body has ended: no await will use the spare callback token, which refers back
         // to the slot (the two would leak each other).
         awaits.spareToken = nil

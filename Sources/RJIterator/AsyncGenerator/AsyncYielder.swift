@@ -48,7 +48,8 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     /// - Returns: the input of the `next` that resumes the body.
     /// - Throws: the error of a `throw(_:)` request; `CancellationError` once the generator
     ///   is cancelled (the task waiting for it was); when the generator is being closed
-    ///   (`return(_:)`, release), a private exit signal, to let propagate.
+    ///   (`return(_:)`, release), ``GeneratorExit``, to let propagate (a body may catch it to
+    ///   clean up, then rethrow it).
     @inlinable @discardableResult
     public func yield(_ value: Element) throws -> Input {
         switch handOut(value) {

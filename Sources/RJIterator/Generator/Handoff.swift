@@ -101,8 +101,12 @@ extension _RJCoroutineHost {
     /// Called on release, once the generator has left the registry (so no dump reads or holds
     /// it) and nobody else holds it, so it cannot be running: a suspended body is closed (its `yield` throws the exit signal, its cleanups
     /// run, its stack unwinds) or, for a body that cannot take the signal, dropped.
+    ///
+    /// `cancelledByRelease`: the release cancelled the body too (an async generator's: its
+    /// yields and awaits throw `CancellationError` from then on), so a `CancellationError` that
+    /// ends the body is the release's own doing, not an error to report.
     @usableFromInline
-    final func closeOnRelease() {
+    final func closeOnRelease(cancelledByRelease: Bool = false) {
         guard let coro, machine.beginCloseOnRelease() else { return }
         if releasePolicy == .abandon {
             destroyCoroutine(coro)
@@ -117,7 +121,7 @@ extension _RJCoroutineHost {
             return machine.completed(with: .closed)
         }
         machine.completedWithKeptOutcome()
-        if case .threw(let error) = machine.outcome {
+        if case .threw(let error) = machine.outcome, !(cancelledByRelease && error is CancellationError) {
             rj_report("RJIterator: generator body threw \(error) while being closed on release; the error is dropped")
         }
     }

@@ -78,4 +78,24 @@ final class AsyncGeneratorBufferTests: XCTestCase {
         }
         XCTAssertEqual(seen.all, ["2", "3", "4"])
     }
+
+    // The consumer takes its value and drops the generator while the body, resumed from an
+    // await, goes on producing ahead to its end: the end still goes into the buffer (the answer
+    // that fills it held the generator unowned, and read it after its last release).
+    func testABufferedBodyRunningAheadOutlivesItsLastConsumer() async throws {
+        let ended = EventCounter()
+        for _ in 0..<200 {
+            var gen: AsyncGenerator<Int, Void, Int>? = AsyncGenerator(bufferingUpTo: 2) { y in
+                _ = rj_await(answerLater(0, after: 0.0001))
+                try y.yield(1)
+                defer { ended.add("ended") }
+                return 7
+            }
+            let first = try await gen!.next()
+            XCTAssertEqual(first, .yielded(1))
+            gen = nil
+        }
+        try await eventually { ended["ended"] == 200 }
+        XCTAssertEqual(ended["ended"], 200)
+    }
 }

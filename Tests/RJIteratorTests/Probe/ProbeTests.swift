@@ -246,6 +246,17 @@ final class ProbeTests: XCTestCase {
         XCTAssertFalse(r.stderr.contains("RJIterator:"), r.stderr)
     }
 
+    // Issue 33: a released async generator is cancelled as well as closed, so a cleanup that
+    // yields gets CancellationError and the body ends: nothing is abandoned and nothing is
+    // reported (a Generator's body there is abandoned, "generator ignored close").
+    func testAReleasedAsyncGeneratorWhoseCleanupYieldsEndsQuietly() throws {
+        let r = try probe("async-release-cleanup-yields")
+        XCTAssertEqual(r.stdout.split(separator: "\n").map(String.init),
+                       ["yield in cleanup threw CancellationError", "cleanup ran", "probe finished"], r.stdout)
+        XCTAssertFalse(r.stderr.contains("RJIterator:"), r.stderr)
+        XCTAssertEqual(r.status, 0)
+    }
+
     // Issue 29: in every build (CI runs this suite optimised too), once per await, with the
     // await's file and line.
     func testACallbackCalledTwiceIsReportedOncePerAwaitWithItsSite() throws {
