@@ -121,9 +121,15 @@ extension _RJCoroutineHost {
             return machine.completed(with: .closed)
         }
         machine.completedWithKeptOutcome()
-        if case .threw(let error) = machine.outcome, !(cancelledByRelease && error is CancellationError) {
-            rj_report("RJIterator: generator body threw \(error) while being closed on release; the error is dropped")
-        }
+        if case .threw(let error) = machine.outcome { reportErrorOnRelease(error, cancelledByRelease: cancelledByRelease) }
+    }
+
+    /// A body closed on release ended with `error`: said on stderr (deinit cannot throw),
+    /// unless it is the release's own `CancellationError`.
+    @inline(never)
+    final func reportErrorOnRelease(_ error: any Error, cancelledByRelease: Bool) {
+        if cancelledByRelease, error is CancellationError { return }
+        rj_report("RJIterator: generator body threw \(error) while being closed on release; the error is dropped")
     }
 }
 
