@@ -213,11 +213,13 @@ static rj_coro *rj_coro_setup(rj_coro *c, size_t stack_size, rj_backend backend,
 }
 
 rj_coro *rj_coro_create(size_t stack_size, rj_backend backend, rj_coro_entry entry, void *arg) {
-    if (stack_size == 0) stack_size = rj_default_stack_size();
+    int size_given = stack_size != 0;
+    if (!size_given) stack_size = rj_default_stack_size();
     else if (rj_check_stack_size(stack_size > (size_t)LLONG_MAX ? LLONG_MAX : (long long)stack_size, "stackSize") != 0)
         return NULL;
     rj_coro *c = rj_stack_acquire(stack_size);
     if (!c) return NULL;
+    c->size_given = (unsigned char)size_given;
     return rj_coro_setup(c, stack_size, backend, entry, arg);
 }
 

@@ -118,6 +118,7 @@ struct rj_coro {
     size_t requested_size;     /* the stack size asked for, as messages report it */
     unsigned char shared;      /* 1: a shared-stack coroutine (rj_shared.c) */
     unsigned char fresh;       /* shared, never run: its first frame is written at copy-in */
+    unsigned char size_given;  /* made with a stack size of its own (not the default): what the overflow message offers */
     int last_thread;           /* the thread id of its last resume, for dumps (rj_inspect.c) */
     rj_coro *callee;           /* the coroutine this one is resuming now, or NULL (rj_shared.c) */
     union {

@@ -8,8 +8,7 @@
  * If the faulting address is in the guard of the coroutine running on this
  * thread, the handler writes
  *   RJIterator: stack overflow in the Generator made at main.swift:12 (stack
- *   size N KiB); make it with a larger stackSize (Generator(stackSize:)), or
- *   raise RJRuntime.defaultStackSize
+ *   size N KiB); make it with a larger stackSize (Generator(stackSize:))
  * (the kind, the creation site and the remedy for that kind, read from the
  * coroutine's owner at the offsets rj_set_owner_layout gave) and aborts. Every other fault goes to the handler that was there before
  * (Swift's backtracer, or the default action), untouched. A SIGSEGV or SIGBUS
@@ -171,10 +170,15 @@ RJ_SIGNAL_SAFE static void rj_write_overflow_message(rj_coro *c) {
     } else {
         static const char dedicated[] = " KiB); ";
         rj_raw_write(dedicated, sizeof dedicated - 1);
+        /* A Generator made with a stackSize of its own does not read the default: offer only
+         * what applies to it. */
+        static const char sized_fix[] = "make it with a larger stackSize (Generator(stackSize:))\n";
         static const char generator_fix[] =
-            "make it with a larger stackSize (Generator(stackSize:)), or raise RJRuntime.defaultStackSize\n";
+            "make it with a stackSize larger than the default (Generator(stackSize:)), or raise "
+            "RJRuntime.defaultStackSize before it is made\n";
         static const char other_fix[] = "raise RJRuntime.defaultStackSize before it is made (it takes no stackSize)\n";
-        if (kind == 0) rj_raw_write(generator_fix, sizeof generator_fix - 1);
+        if (kind == 0 && c->size_given) rj_raw_write(sized_fix, sizeof sized_fix - 1);
+        else if (kind == 0) rj_raw_write(generator_fix, sizeof generator_fix - 1);
         else rj_raw_write(other_fix, sizeof other_fix - 1);
     }
 }

@@ -55,6 +55,9 @@ case "overflow-thread":
     let thread = Thread { overflowInGenerator() }
     thread.start()
     Thread.sleep(forTimeInterval: 30)
+case "overflow-default-size":
+    let gen = Generator<Int, Void, Int>(stackMode: .dedicated) { _ in recurse(0) }
+    say("\(String(describing: try? gen.next()))")
 case "overflow-shared":
     let gen = Generator<Int, Void, Int>(stackMode: .shared) { _ in recurse(0) }
     say("\(String(describing: try? gen.next()))")

@@ -289,8 +289,8 @@ func printSummary(_ ratios: [Ratio]) {
           + (missed.isEmpty ? "." : "; not met:"))
     for q in missed { print("  \(q.name): \(format(q.value, unit: q.unit)) (\(q.targetText))") }
     print("""
-        One run says little here: this machine's timings drift by up to 2x between its states, so a
-        target near its limit is met in some runs and not in others. docs/performance.md#targets has
+        One run says little: on a shared or frequency-scaling machine (the project's own drifts by
+        up to 2x between its states) a target near its limit is met in some runs and not in others. docs/performance.md#targets has
         every target over five runs and why the ones never met are not; compare two builds side by
         side (docs/performance.md#comparing-two-builds), and count instructions for small changes
         (bash Benchmarks/instructions/count).

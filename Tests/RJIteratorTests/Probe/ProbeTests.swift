@@ -41,9 +41,8 @@ final class ProbeTests: XCTestCase {
     }
 
     /// The overflow message of a Generator made in the probe with a 64 KiB stack: its kind, its
-    /// creation site and the remedies that exist for it.
-    private let overflowMessage =
-        "(stack size 64 KiB); make it with a larger stackSize (Generator(stackSize:)), or raise RJRuntime.defaultStackSize"
+    /// creation site and the remedy that exists for it (the default size does not apply to it).
+    private let overflowMessage = "(stack size 64 KiB); make it with a larger stackSize (Generator(stackSize:))\n"
     private let overflowHead = "RJIterator: stack overflow in the Generator made at rj_probe/main.swift:"
 
     func testStackOverflowPrintsMessageAndAborts() throws {
@@ -125,6 +124,17 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(r.status, SIGABRT)
     }
 
+    // A Generator made without a stackSize: both remedies apply (issue 29's newcomer raised the
+    // default for a generator made with a size of its own, which the default does not reach).
+    func testStackOverflowOfADefaultSizeGeneratorNamesBothRemedies() throws {
+        let r = try probe("overflow-default-size")
+        XCTAssertTrue(r.stderr.contains(overflowHead), r.stderr)
+        XCTAssertTrue(r.stderr.contains("(stack size \(RJRuntime.defaultStackSize / 1024) KiB); make it with a stackSize larger "
+                                        + "than the default (Generator(stackSize:)), or raise RJRuntime.defaultStackSize before it is made"),
+                      r.stderr)
+        XCTAssertEqual(r.status, SIGABRT)
+    }
+
     func testStackOverflowWithUContextBackend() throws {
         let r = try probe("overflow-ucontext")
         XCTAssertTrue(r.stderr.contains(overflowMessage), r.stderr)
@@ -135,9 +145,7 @@ final class ProbeTests: XCTestCase {
         // 40 KiB of locals in a 16 KiB stack: the write lands 24+ KiB below the stack, inside
         // the 64 KiB default guard, not in a neighbouring mapping.
         let r = try probe("big-frame")
-        XCTAssertTrue(r.stderr.contains(
-            "(stack size 16 KiB); make it with a larger stackSize (Generator(stackSize:)), or raise RJRuntime.defaultStackSize"),
-            r.stderr)
+        XCTAssertTrue(r.stderr.contains("(stack size 16 KiB); make it with a larger stackSize (Generator(stackSize:))\n"), r.stderr)
         XCTAssertEqual(r.status, SIGABRT)
         XCTAssertTrue(r.signaled)
     }
