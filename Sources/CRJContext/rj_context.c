@@ -35,7 +35,7 @@
 #  include <dlfcn.h>
 #endif
 
-_Thread_local rj_coro *rj_current;
+RJ_TLS rj_coro *rj_current;
 
 /* Out of line on purpose: see rj_coro_current in CRJContext.h. */
 __attribute__((noinline)) rj_coro *rj_coro_current(void) { return rj_current; }
@@ -44,7 +44,7 @@ __attribute__((noinline)) rj_coro *rj_coro_current(void) { return rj_current; }
 
 /* 0 until this thread first resumes a coroutine; then its thread id (gettid),
  * which every resume records in the coroutine (what a dump says ran it last). */
-_Thread_local int rj_thread_prepared;
+RJ_TLS int rj_thread_prepared;
 
 int rj_os_thread_id(void) {
 #if defined(__linux__)
@@ -120,7 +120,7 @@ const char *rj_sanitizer(void) {
  * them out without further atomics. 64 bits do not wrap. */
 #define RJ_ID_BLOCK 1024
 static uint64_t rj_id_next_block = 1;
-static _Thread_local uint64_t rj_id_next, rj_id_end;
+static RJ_TLS uint64_t rj_id_next, rj_id_end;
 
 static uint64_t rj_new_id(void) {
     if (rj_id_next == rj_id_end) {
@@ -260,8 +260,39 @@ static inline __attribute__((always_inline)) int rj_after_resume(rj_coro *c) {
     return c->finished;
 }
 
-void rj_coro_will_resume(rj_coro *c) { rj_before_resume(c); }
-int rj_coro_did_return(rj_coro *c) { return rj_after_resume(c); }
+/* The halves the inline switch calls (CRJContext.h), on every resume of a generator. Their
+ * fast paths are leaves (no call, so no frame and no saved register) for the common case:
+ * this thread is prepared and its exclusivity head is known, neither the thread nor the
+ * coroutine has an access open, no task-local value is bound outside a task on this thread,
+ * and the coroutine has bound none. Then the Swift runtime state has nothing to carry, and
+ * what is left is the current coroutine and what a dump reads. Anything else takes the whole
+ * bookkeeping above, out of line. The two tests are the union of the conditions under which
+ * rj_swift_state_enter and rj_swift_state_exit would do anything. */
+static __attribute__((noinline)) void rj_will_resume_slow(rj_coro *c) { rj_before_resume(c); }
+static __attribute__((noinline)) int rj_did_return_slow(rj_coro *c) { return rj_after_resume(c); }
+
+void rj_coro_will_resume(rj_coro *c) {
+    void **head = rj_excl_head, **slot = rj_tl_slot;
+    /* head is NULL until rj_prepare_thread has run on this thread (or when the runtime's
+     * layout was not found, or RJ_EXCLUSIVITY_SLOW_PATH=1: the runtime is called every time). */
+    if (__builtin_expect(!head || *head || c->exclusivity[0] || c->tl_head || (slot && *slot) || c->finished, 0)) {
+        rj_will_resume_slow(c);
+        return;
+    }
+    c->resumer = rj_current;
+    c->last_thread = rj_thread_prepared;
+    c->tl_resumer_head = NULL;
+    rj_current = c;
+}
+
+int rj_coro_did_return(rj_coro *c) {
+    void **head = rj_excl_head, **slot = rj_tl_slot;
+    if (__builtin_expect(!head || *head || c->exclusivity[0] || c->tl_resumer_head || (slot && *slot), 0))
+        return rj_did_return_slow(c);
+    c->tl_head = NULL;
+    rj_current = c->resumer;
+    return c->finished;
+}
 
 int rj_coro_resume(rj_coro *c) {
     rj_before_resume(c);

@@ -87,6 +87,20 @@
 
 #define RJ_HIDDEN __attribute__((visibility("hidden")))
 
+/* Thread-locals read on every resume or creation. Position-independent code gets the
+ * general-dynamic model by default: a call to __tls_get_addr per access, which the linker
+ * turns into an %fs-relative load in an executable, but only after the compiler has saved
+ * registers around a call and computed the address again after it, so that a resume's
+ * bookkeeping needed a frame. The initial-exec model is one load from the GOT and an
+ * %fs-relative access, no call. Its cost: a shared library built with it needs static TLS
+ * space, which a library dlopen'ed late finds in glibc's surplus reserve (these are a few
+ * words). ELF only: Darwin has its own thread-local scheme. */
+#if defined(__ELF__)
+#  define RJ_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+#else
+#  define RJ_TLS _Thread_local
+#endif
+
 struct rj_coro {
     /* Same order as rj_coro_head in CRJContext.h (checked below). */
     void *sp;                  /* fast backend: saved stack pointer of the suspended coroutine */
@@ -200,10 +214,10 @@ RJ_HIDDEN void rj_overflow_prepare_thread(void);
 RJ_HIDDEN void rj_swift_state_prepare_thread(void);
 RJ_HIDDEN void rj_prepare_thread(void);
 
-extern _Thread_local int rj_thread_prepared;
+extern RJ_TLS int rj_thread_prepared;
 /* This thread's id as the kernel knows it (gettid), for dumps. */
 int rj_os_thread_id(void);
-extern _Thread_local rj_coro *rj_current;
+extern RJ_TLS rj_coro *rj_current;
 
 /* Assembly (switch_*.S); rj_switch itself is declared in CRJContext.h. */
 #if RJ_HAVE_FAST

@@ -48,9 +48,9 @@ static pthread_key_t rj_reg_key;
 static pthread_once_t rj_reg_key_once = PTHREAD_ONCE_INIT;
 
 /* This thread's chunk: the next never-used slot and the head of its free list. */
-static _Thread_local rj_reg_chunk *rj_mine;
-static _Thread_local uint32_t rj_bump;
-static _Thread_local uint32_t rj_free = RJ_FREE_END;
+static RJ_TLS rj_reg_chunk *rj_mine;
+static RJ_TLS uint32_t rj_bump;
+static RJ_TLS uint32_t rj_free = RJ_FREE_END;
 
 static int rj_dump_active;
 static pthread_mutex_t rj_dump_lock = PTHREAD_MUTEX_INITIALIZER;

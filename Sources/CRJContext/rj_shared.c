@@ -151,7 +151,7 @@ static pthread_key_t rj_rec_key;
 static pthread_once_t rj_rec_once = PTHREAD_ONCE_INIT;
 static rj_thread_rec *rj_free_recs;
 static int rj_free_recs_lock;
-static _Thread_local rj_thread_rec *rj_me_rec;
+static RJ_TLS rj_thread_rec *rj_me_rec;
 
 static void rj_rec_thread_ended(void *value) {
     rj_thread_rec *rec = value;

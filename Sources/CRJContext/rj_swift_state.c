@@ -59,8 +59,8 @@
 #  include <link.h>
 #endif
 
-_Thread_local void **rj_excl_head;
-_Thread_local void **rj_tl_slot;
+RJ_TLS void **rj_excl_head;
+RJ_TLS void **rj_tl_slot;
 
 extern void swift_beginAccess(void *pointer, void *buffer, uintptr_t flags, void *pc) __attribute__((weak));
 extern void swift_endAccess(void *buffer) __attribute__((weak));

@@ -22,9 +22,9 @@ extern void swift_task_enterThreadLocalContext(char *state) __attribute__((weak)
 extern void swift_task_exitThreadLocalContext(char *state) __attribute__((weak));
 
 /* Where this thread's exclusivity access-set head lives, or NULL: call the runtime. */
-extern _Thread_local void **rj_excl_head;
+extern RJ_TLS void **rj_excl_head;
 /* Where this thread's task-local fallback storage pointer lives, or NULL: not tracked. */
-extern _Thread_local void **rj_tl_slot;
+extern RJ_TLS void **rj_tl_slot;
 
 RJ_HIDDEN void rj_task_locals_enter_slow(rj_coro *c, void **slot);
 RJ_HIDDEN void rj_task_locals_exit_slow(rj_coro *c, void **slot, void *head);

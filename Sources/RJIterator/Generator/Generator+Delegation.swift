@@ -70,24 +70,23 @@ extension Generator {
     /// holding `running`.
     @inlinable
     func resumeChain(with input: Input) throws -> GeneratorStep<Element, Return> {
-        var value: Element? = nil
         var node = deepestDelegate ?? deepestOfChain()
         var signal = ResumeSignal<Input>.value(input)
+        // The slots as `switchIntoBody`'s: uninitialised, the signal moved out by the body, the
+        // value put in by the one that yields.
+        return try _withUnprotectedUnsafeTemporaryAllocation(of: ResumeSignal<Input>.self, capacity: 1) { signalSlot in
+            try _withUnprotectedUnsafeTemporaryAllocation(of: Element.self, capacity: 1) { valueSlot in
+        let inbox = UnsafeMutableRawPointer(signalSlot.baseAddress.unsafelyUnwrapped)
+        let outbox = UnsafeMutableRawPointer(valueSlot.baseAddress.unsafelyUnwrapped)
         while true {
-            var incoming: ResumeSignal<Input>? = signal
-            let ended = node._withUnsafeGuaranteedRef { delegate in
-                withUnsafeMutablePointer(to: &incoming) { signalSlot in
-                    withUnsafeMutablePointer(to: &value) {
-                        delegate.switchIntoDelegate(outbox: UnsafeMutableRawPointer($0), inbox: UnsafeMutableRawPointer(signalSlot))
-                    }
-                }
-            }
+            signalSlot.baseAddress.unsafelyUnwrapped.initialize(to: signal)
+            let ended = node._withUnsafeGuaranteedRef { $0.switchIntoDelegate(outbox: outbox, inbox: inbox) }
             if !ended {
                 // It yielded, or started a delegation of its own (then the new deepest one
                 // yielded): the next `next` resumes the deepest.
                 deepestDelegate = node._withUnsafeGuaranteedRef { $0.deepestOfChain() }
                 machine.bodyYielded()
-                return .yielded(value.take().unsafelyUnwrapped)
+                return .yielded(valueSlot.baseAddress.unsafelyUnwrapped.move())
             }
             // It completed: its delegator's `yieldAll` reads how.
             let parent = node._withUnsafeGuaranteedRef { completed in
@@ -102,6 +101,8 @@ extension Generator {
             }
             node = parent
             signal = .delegateDone
+        }
+            }
         }
     }
 

@@ -73,26 +73,35 @@ extension Generator {
     /// Switches into the body with `signal` (what its pending `yield` gets; nil for its first
     /// run) and turns what it left into a step. Called holding `running`; gives it back
     /// (`suspended`) when the body yields, unless `heldByDelegator`, and `completed` when it ends.
+    ///
+    /// The three slots are uninitialised memory of this frame (no optional around them, nothing
+    /// to destroy when the frame ends, no stack protector: nothing in them is an array a write
+    /// could run off): the signal is put in before the switch and moved out by the body; the
+    /// body puts the value it yields, or its outcome, in the other two, and exactly one of them
+    /// is moved out after.
     @inlinable @inline(__always)
     func switchIntoBody(
         _ coro: OpaquePointer, signal: consuming ResumeSignal<Input>?, heldByDelegator: Bool = false
     ) throws -> GeneratorStep<Element, Return> {
-        var incoming = signal
-        var value: Element? = nil
-        var result: Completion<Return>? = nil
-        let ended = withUnsafeMutablePointer(to: &incoming) { signalSlot in
-            withUnsafeMutablePointer(to: &value) { valueSlot in
-                withUnsafeMutablePointer(to: &result) { resultSlot in
-                    switchIn(coro, inbox: UnsafeMutableRawPointer(signalSlot), outbox: UnsafeMutableRawPointer(valueSlot),
-                             completionBox: UnsafeMutableRawPointer(resultSlot))
+        var incoming = consume signal
+        return try _withUnprotectedUnsafeTemporaryAllocation(of: ResumeSignal<Input>.self, capacity: 1) { signalSlot in
+            try _withUnprotectedUnsafeTemporaryAllocation(of: Element.self, capacity: 1) { valueSlot in
+                try _withUnprotectedUnsafeTemporaryAllocation(of: Completion<Return>.self, capacity: 1) { resultSlot in
+                    var inbox: UnsafeMutableRawPointer? = nil
+                    if let signal = incoming.take() {
+                        signalSlot.baseAddress.unsafelyUnwrapped.initialize(to: signal)
+                        inbox = UnsafeMutableRawPointer(signalSlot.baseAddress.unsafelyUnwrapped)
+                    }
+                    let ended = switchIn(coro, inbox: inbox, outbox: UnsafeMutableRawPointer(valueSlot.baseAddress.unsafelyUnwrapped),
+                                         completionBox: UnsafeMutableRawPointer(resultSlot.baseAddress.unsafelyUnwrapped))
+                    if !ended {
+                        machine.bodyYielded(heldByDelegator: heldByDelegator)
+                        return .yielded(valueSlot.baseAddress.unsafelyUnwrapped.move())
+                    }
+                    return try finish(resultSlot.baseAddress.unsafelyUnwrapped.move())
                 }
             }
         }
-        if !ended {
-            machine.bodyYielded(heldByDelegator: heldByDelegator)
-            return .yielded(value.take().unsafelyUnwrapped)
-        }
-        return try finish(result.take().unsafelyUnwrapped)
     }
 
     /// Keeps the outcome of a body that ended (or of an operation that completed a generator
@@ -156,7 +165,7 @@ extension Generator {
     func deliver(_ outcome: consuming Completion<Return>) {
         if let completionBox {
             rj_coro_in_resumer(coro.unsafelyUnwrapped, completionBox)
-                .assumingMemoryBound(to: Completion<Return>?.self).initialize(to: outcome)
+                .assumingMemoryBound(to: Completion<Return>.self).initialize(to: outcome)
         } else {
             machine.keep(ErasedCompletion(outcome))
         }

@@ -88,14 +88,14 @@ extension _RJCoroutineHost {
         _ current: OpaquePointer, yielding value: Element, resumedWith _: Input.Type
     ) -> ResumeSignal<Input> {
         // No outbox while closing on release: a body that yields then is abandoned anyway.
-        // The slot holds nil: initialise over it rather than assign, which would destroy nil first.
+        // The slots are uninitialised memory of the resumer's frame (`switchIntoBody`): the value
+        // is put in, the signal moved out.
         if let outbox {
-            rj_coro_in_resumer(current, outbox).assumingMemoryBound(to: Element?.self).initialize(to: value)
+            rj_coro_in_resumer(current, outbox).assumingMemoryBound(to: Element.self).initialize(to: value)
         }
         rj_coro_suspend_inline(current)
         if machine.closingOnRelease { return .close }
-        return rj_coro_in_resumer(current, inbox.unsafelyUnwrapped)
-            .assumingMemoryBound(to: ResumeSignal<Input>?.self).pointee.take().unsafelyUnwrapped
+        return rj_coro_in_resumer(current, inbox.unsafelyUnwrapped).assumingMemoryBound(to: ResumeSignal<Input>.self).move()
     }
 
     /// Called on release, once the generator has left the registry (so no dump reads or holds
