@@ -37,6 +37,8 @@
 
 RJ_TLS rj_coro *rj_current;
 
+void *rj_swift_close_signal; /* CRJContext.h */
+
 /* Out of line on purpose: see rj_coro_current in CRJContext.h. */
 __attribute__((noinline)) rj_coro *rj_coro_current(void) { return rj_current; }
 

@@ -143,6 +143,21 @@ static inline void rj_coro_set_owner(rj_coro *_Nonnull c, void *_Nullable owner)
     ((rj_coro_head *)(void *)c)->owner = owner;
 }
 
+/* One word of the process the Swift layer keeps here for itself, opaque to the C core: the
+ * cell holding the signal it throws into a body being closed (an `any Error` boxed once), so
+ * that every close reads it with one load instead of a Swift static's once-check. Published
+ * once, by compare-and-swap; never freed. */
+extern void *_Nullable rj_swift_close_signal;
+static inline void *_Nullable rj_close_signal_cell(void) {
+    return __atomic_load_n(&rj_swift_close_signal, __ATOMIC_ACQUIRE);
+}
+/* Publishes `cell` if no cell is there yet (returns NULL); otherwise returns the one there. */
+static inline void *_Nullable rj_close_signal_publish(void *_Nonnull cell) {
+    void *there = NULL;
+    if (__atomic_compare_exchange_n(&rj_swift_close_signal, &there, cell, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return NULL;
+    return there;
+}
+
 /* The coroutine running on this thread (NULL on a thread's own stack).
  *
  * Deliberately not inline. A coroutine suspended on one thread may resume on another, in the

@@ -55,7 +55,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
         switch handOut(value) {
         case .value(let input): return input
         case .error(let error): throw error
-        case .close: throw host._withUnsafeGuaranteedRef { $0.takeExit() }
+        case .close: throw host._withUnsafeGuaranteedRef { $0.takeExitError() }
         case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached a plain yield")
         }
     }

@@ -141,10 +141,18 @@ public class _RJCoroutineHost {
         return client._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) == ObjectIdentifier(T.self) }
     }
 
-    /// The exit signal for a body being closed (see `GeneratorStateMachine.takeExit`).
+    /// The exit signal for a body being closed (see `GeneratorStateMachine.takeExitValue`).
     @usableFromInline
     final func takeExit() -> GeneratorExit {
-        machine.takeExit()
+        GeneratorExit(pendingReturn: machine.takeExitValue())
+    }
+
+    /// The same, as the error a `yield` throws: a plain close throws the one box of the process
+    /// (`GeneratorExit.boxedClose`), allocating nothing.
+    @inlinable
+    final func takeExitError() -> any Error {
+        guard let value = machine.takeExitValue() else { return GeneratorExit.boxedCloseCell.pointee }
+        return GeneratorExit(pendingReturn: value)
     }
 }
 

@@ -144,11 +144,16 @@ extension Generator {
                 body = Self.bodyThatEnded
                 ended = .returned(try running(yielder))
             }
-        } catch let exit as GeneratorExit {
-            // The close went through every cleanup: a `return(v)` completes with `v`.
-            ended = exit.completion(as: Return.self)
         } catch {
-            ended = .threw(error)
+            // A close that went through every cleanup: a `return(v)` completes with `v`. The
+            // plain close's signal is known by identity (no cast); any other error is cast.
+            if GeneratorExit.isBoxedClose(error) {
+                ended = .closed
+            } else if let exit = error as? GeneratorExit {
+                ended = exit.completion(as: Return.self)
+            } else {
+                ended = .threw(error)
+            }
         }
         // A for-in that ended because the generator it iterated threw: that error is how the
         // body ended, whatever it did after the loop (Generator+Sequence.swift).

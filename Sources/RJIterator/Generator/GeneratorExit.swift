@@ -1,3 +1,5 @@
+import CRJContext
+
 /// Thrown from `yield` into a body that is being closed: by ``Generator/return(_:)``,
 /// ``Generator/close()``, the release of its last reference, or the close of a generator that
 /// delegates to it. Python's `GeneratorExit`.
@@ -56,6 +58,38 @@ public struct GeneratorExit: Error, CustomStringConvertible {
     func continued<R>(afterInnerReturned value: R) -> GeneratorExit {
         guard let pendingReturn, pendingReturn.type == R.self else { return self }
         return GeneratorExit(pendingReturn: PendingReturn(value, type: R.self))
+    }
+}
+
+extension GeneratorExit {
+    /// The signal of a plain close (a release, `close()`, a delegation's close: no `return`
+    /// value), boxed once for the process and thrown as it is: a close allocates no error box,
+    /// and `runBody` knows it by identity, without a dynamic cast (the two were most of what a
+    /// suspended generator's release cost beyond its allocations). Kept in a cell whose address
+    /// the C core holds (`rj_swift_close_signal`): one load a read.
+    @inlinable
+    static var boxedCloseCell: UnsafeMutablePointer<any Error> {
+        if let cell = rj_close_signal_cell() { return cell.assumingMemoryBound(to: (any Error).self) }
+        return makeBoxedCloseCell()
+    }
+
+    @usableFromInline @inline(never)
+    static func makeBoxedCloseCell() -> UnsafeMutablePointer<any Error> {
+        let cell = UnsafeMutablePointer<any Error>.allocate(capacity: 1)
+        cell.initialize(to: GeneratorExit(pendingReturn: nil))
+        guard let there = rj_close_signal_publish(cell) else { return cell }
+        // Another thread published its cell first.
+        cell.deinitialize(count: 1)
+        cell.deallocate()
+        return there.assumingMemoryBound(to: (any Error).self)
+    }
+
+    /// Whether `error` is the boxed plain close itself. An `any Error` is one reference to its
+    /// box, so the comparison is of two words. (`as any Error`: passed to a generic parameter
+    /// unmarked, the existential would be opened, and the bytes would be its value's.)
+    @inlinable
+    static func isBoxedClose(_ error: any Error) -> Bool {
+        withUnsafeBytes(of: error as any Error) { $0.load(as: UInt.self) } == UnsafeRawPointer(boxedCloseCell).load(as: UInt.self)
     }
 }
 

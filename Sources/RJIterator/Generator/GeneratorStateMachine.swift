@@ -37,35 +37,6 @@ import RJLocks
 // nothing, and the delegate is given back (`giveBackFromDelegator`) when the delegation ends
 // early.
 
-/// What the thread holding a generator's `running` keeps beside the state word: written only by
-/// `GeneratorStateMachine`'s methods, by that thread (or before the word publishes it).
-@usableFromInline
-struct KeptState {
-    /// How the body ended; `none` until then. (An `ErasedCompletion?` would be stored and
-    /// destroyed through `Optional`'s generic value witnesses.)
-    @usableFromInline var outcome = ErasedCompletion.none
-    /// Set while release closes the body: `yield` then throws the exit signal without reading a
-    /// typed signal, so closing needs no type information.
-    @usableFromInline var closingOnRelease = false
-    /// What waits for the body at its next `yield` (`Pending`).
-    @usableFromInline var pending = Pending.none
-
-    @inlinable init() {}
-}
-
-/// What waits for a body at its next `yield`, in one word: the two never wait at once.
-@usableFromInline
-enum Pending {
-    case none
-    /// The value of a `return(_:)` on its way to the suspended body's `yield` (see `takeExit`):
-    /// set by the resumer while the body is suspended, taken when it resumes.
-    case returning(PendingReturn)
-    /// An error a for-in in the running body could not throw (the generator it iterates threw):
-    /// the body's next `yield` throws it, or its end does (Generator+Sequence.swift). Set and
-    /// taken by the body itself while it runs, so it never waits across a suspension.
-    case error(any Error)
-}
-
 /// A generator's state machine: the one writer of its state word (`stateWord`, with the
 /// first-acquire hint `mayBeFresh`) and of what the holder of `running` keeps beside it
 /// (`kept`). A view of those fields of the generator object (`_RJCoroutineHost.machine`): the
@@ -314,17 +285,24 @@ struct GeneratorStateMachine {
         }
     }
 
-    /// The exit signal for a body being closed, carrying the value of the `return(_:)` that
+    /// Whether the body ended by throwing (read in place: no copy of the outcome).
+    @inlinable
+    var endedByError: Bool {
+        with { h in
+            if case .threw = h.kept.outcome { return true }
+            return false
+        }
+    }
+
+    /// What the exit signal of a body being closed carries: the value of the `return(_:)` that
     /// closes it, if any. Taken once: a later close (release) carries nothing stale.
     @inlinable
-    func takeExit() -> GeneratorExit {
+    func takeExitValue() -> PendingReturn? {
         with { h in
             // Moved out (no copy, no reference counting); at a resumed `yield` it holds a
             // return or nothing.
-            guard case .returning(let value) = exchange(&h.kept.pending, with: .none) else {
-                return GeneratorExit(pendingReturn: nil)
-            }
-            return GeneratorExit(pendingReturn: value)
+            guard case .returning(let value) = exchange(&h.kept.pending, with: .none) else { return nil }
+            return value
         }
     }
 

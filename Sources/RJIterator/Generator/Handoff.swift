@@ -113,7 +113,7 @@ extension _RJCoroutineHost {
             return machine.completed(with: .closed)
         }
         // No typed local waits: the body keeps its own outcome (`completionBox` nil).
-        if !switchIn(coro, inbox: nil, outbox: nil, completionBox: nil, inline: false) {
+        if !switchIn(coro, inbox: nil, outbox: nil, completionBox: nil) {
             // The body caught the exit signal and yielded again. Python calls this a
             // RuntimeError; deinit cannot throw, so say it and drop the stack.
             rj_report("RJIterator: generator ignored close")
@@ -121,13 +121,14 @@ extension _RJCoroutineHost {
             return machine.completed(with: .closed)
         }
         machine.completedWithKeptOutcome()
-        if case .threw(let error) = machine.outcome { reportErrorOnRelease(error, cancelledByRelease: cancelledByRelease) }
+        if machine.endedByError { reportErrorOnRelease(cancelledByRelease: cancelledByRelease) }
     }
 
-    /// A body closed on release ended with `error`: said on stderr (deinit cannot throw),
+    /// A body closed on release ended with an error: said on stderr (deinit cannot throw),
     /// unless it is the release's own `CancellationError`.
     @inline(never)
-    final func reportErrorOnRelease(_ error: any Error, cancelledByRelease: Bool) {
+    final func reportErrorOnRelease(cancelledByRelease: Bool) {
+        guard case .threw(let error) = machine.outcome else { return }
         if cancelledByRelease, error is CancellationError { return }
         rj_report("RJIterator: generator body threw \(error) while being closed on release; the error is dropped")
     }

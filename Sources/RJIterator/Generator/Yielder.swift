@@ -57,7 +57,7 @@ public struct Yielder<Element, Input> {
         switch host._withUnsafeGuaranteedRef({ $0.suspend(current, yielding: value, resumedWith: Input.self) }) {
         case .value(let input): return input
         case .error(let error): throw error
-        case .close: throw host._withUnsafeGuaranteedRef { $0.takeExit() }
+        case .close: throw host._withUnsafeGuaranteedRef { $0.takeExitError() }
         case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached a plain yield")
         }
     }

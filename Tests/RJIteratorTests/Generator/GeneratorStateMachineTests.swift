@@ -100,14 +100,37 @@ final class GeneratorStateMachineTests: XCTestCase {
         _ = machine.acquire()
         machine.giveBack(Acquisition.suspended)
         _ = machine.begin(GeneratorOperation<Int, String>.returning("v"))
-        let exit = machine.takeExit()
+        let exit = g.takeExit()
         XCTAssertEqual(exit.pendingReturn?.value as? String, "v")
-        XCTAssertNil(machine.takeExit().pendingReturn, "taken once")
+        XCTAssertNil(g.takeExit().pendingReturn, "taken once")
         machine.giveBack(Acquisition.suspended)
         _ = machine.begin(GeneratorOperation<Int, String>.returning("w"))
         machine.giveBack(Acquisition.suspended)
         _ = machine.begin(GeneratorOperation<Int, String>.close)
-        XCTAssertNil(machine.takeExit().pendingReturn, "a close drops a return that did not reach the body")
+        XCTAssertNil(g.takeExit().pendingReturn, "a close drops a return that did not reach the body")
+    }
+
+    // A plain close throws the one boxed signal of the process, known by identity; a return's
+    // signal carries its value in a box of its own, and is not taken for it.
+    func testAPlainCloseThrowsTheOneBoxedSignal() {
+        let g = host()
+        let machine = g.machine
+        _ = machine.acquire()
+        machine.giveBack(Acquisition.suspended)
+        _ = machine.begin(GeneratorOperation<Int, String>.close)
+        let first = g.takeExitError()
+        XCTAssertTrue(GeneratorExit.isBoxedClose(first))
+        XCTAssertTrue(GeneratorExit.isBoxedClose(g.takeExitError()), "the same box every time")
+        XCTAssertTrue(first is GeneratorExit)
+        machine.giveBack(Acquisition.suspended)
+        _ = machine.begin(GeneratorOperation<Int, String>.returning("v"))
+        let returning = g.takeExitError()
+        XCTAssertFalse(GeneratorExit.isBoxedClose(returning))
+        XCTAssertEqual((returning as? GeneratorExit)?.pendingReturn?.value as? String, "v")
+        // A signal a body caught and threw again is boxed anew: not the one box, still a close.
+        let rethrown: any Error = first as! GeneratorExit
+        XCTAssertFalse(GeneratorExit.isBoxedClose(rethrown))
+        XCTAssertFalse(GeneratorExit.isBoxedClose(TestError(code: 0)))
     }
 
     func testTransitionsAfterTheSwitch() {
