@@ -4,8 +4,8 @@
  * switch is exercised on x86_64 machines. Run by Tests/CRJContextCTests/run.sh.
  *
  * This file holds the harness's definitions (ctest.h) and calls the tests of
- * switch_test.c, overflow_test.c, stack_test.c, shared_test.c and
- * registry_test.c in turn.
+ * switch_test.c, overflow_test.c, stack_test.c, shared_test.c,
+ * registry_test.c and inspect_test.c in turn.
  *
  * Prints one line per check and closes with "N passed, N failed".
  */
@@ -52,6 +52,7 @@ int main(void) {
     shared_tests();
     id_tests();
     registry_tests();
+    inspect_tests();
     printf("guard: %s\n", rj_guard_uses_madvise() ? "MADV_GUARD_INSTALL" : "mprotect");
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -11,7 +11,9 @@ src="$here/../../Sources/CRJContext"
 out="${TMPDIR:-/tmp}/rj-ctests"
 mkdir -p "$out"
 files=("$src"/rj_*.c "$here"/*.c)
-flags=(-O2 -Wall -Wextra -Werror -Wno-unused-parameter -I "$src/include" -I "$src" -pthread)
+# Frame pointers kept, as in the package's builds: the dump's frame walk (inspect_test.c)
+# follows the frame records.
+flags=(-O2 -fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-unused-parameter -I "$src/include" -I "$src" -pthread)
 
 case "${1:-native}" in
 native)
