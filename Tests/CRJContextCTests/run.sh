@@ -4,7 +4,8 @@
 # stack_test.c, overflow_test.c, shared_test.c, registry_test.c, inspect_test.c (the dump's
 # frame walk) and protection_test.c (whether BTI and PAC are in force); start_arm64.S is the
 # program start of the arm64-protected build.
-#   run.sh native          with the host compiler (clang from the Swift toolchain, else cc)
+#   run.sh native          with the host compiler (clang from the Swift toolchain, else cc), and
+#                          again with the overflow handler's portable path (-DRJ_OVERFLOW_LIBC_CALLS)
 #   run.sh arm64           cross-compiled for arm64 and run under qemu-aarch64
 #   run.sh arm64-protected the same with branch protection (BTI and PAC) compiled in and
 #                          enforced: under qemu-aarch64 -cpu max, the C core linked into the
@@ -29,6 +30,10 @@ native)
     esac
     "$cc" "${flags[@]}" "${files[@]}" -o "$out/ctests" -lm
     "$out/ctests"
+    # Again with the overflow handler's libc calls in place of Linux's raw system calls: the
+    # path Darwin compiles (rj_overflow.c), run here since no Apple machine runs the tests.
+    "$cc" "${flags[@]}" -DRJ_OVERFLOW_LIBC_CALLS=1 "${files[@]}" -o "$out/ctests_libc_calls" -lm
+    "$out/ctests_libc_calls"
     ;;
 arm64)
     aarch64-linux-gnu-gcc "${flags[@]}" "${files[@]}" "$src/switch_arm64_aapcs.S" -o "$out/ctests_arm64" -lm
