@@ -10,6 +10,8 @@
 #   run.sh arm64-protected the same with branch protection (BTI and PAC) compiled in and
 #                          enforced: under qemu-aarch64 -cpu max, the C core linked into the
 #                          test program and again as a shared library (see below)
+#   run.sh darwin-asm      the switches assembled for Apple targets (Mach-O) and their symbols
+#                          checked; nothing runs (no Apple machine here)
 # Prints the test program's lines, closing with "N passed, N failed"; exits non-zero on failure.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -96,8 +98,44 @@ arm64-protected)
     fi
     run_protected "$out/ctests_arm64_protected_so" "arm64-protected, shared library"
     ;;
+darwin-asm)
+    # No Apple machine runs these tests: this is what can be checked of the Darwin paths
+    # here. With the Swift toolchain's clang, for arm64 and x86_64 macOS and arm64 iOS:
+    # each switch assembles as Mach-O with the symbols the C code links against (leading
+    # underscore, the trampolines private to the image), and the inline switch of
+    # CRJContext.h compiles (-ffreestanding: no SDK headers here). Nothing is linked or run.
+    clang=$(command -v clang || true)
+    if [ -z "$clang" ] || [ ! -x "$(dirname "$clang")/llvm-nm" ]; then
+        echo "RJIterator: darwin-asm needs clang with llvm-nm beside it (the Swift toolchain's)" >&2
+        exit 1
+    fi
+    for target in arm64-apple-macos x86_64-apple-macos arm64-apple-ios; do
+        case "$target" in
+            x86_64-*) asm="$src/switch_x86_64_sysv.S" ;;
+            *) asm="$src/switch_arm64_aapcs.S" ;;
+        esac
+        obj="$out/switch-$target.o"
+        "$clang" --target="$target" -c -I "$src" "$asm" -o "$obj"
+        symbols=$("$(dirname "$clang")/llvm-nm" -m "$obj" | grep -E " _rj_" | sed -E 's/^[0-9a-f ]+//' | sort)
+        expected=$(printf '%s\n' "(__TEXT,__text) external _rj_switch" \
+            "(__TEXT,__text) private external _rj_trampoline" \
+            "(__TEXT,__text) private external _rj_trampoline_inline" \
+            "(undefined) external _rj_coro_main" | sort)
+        if [ "$symbols" != "$expected" ]; then
+            echo "RJIterator: $asm assembled for $target has the symbols" >&2
+            echo "$symbols" >&2
+            echo "RJIterator: expected" >&2
+            echo "$expected" >&2
+            exit 1
+        fi
+        printf '#include "CRJContext.h"\nvoid probe(void **from, void *to) { rj_switch_inline(from, to); }\n' |
+            "$clang" --target="$target" -ffreestanding -O2 -Wall -Werror -c -I "$src/include" -x c - \
+                -o "$out/inline-$target.o"
+        echo "$target: $(basename "$asm") assembles with the expected symbols; the inline switch compiles"
+    done
+    ;;
 *)
-    echo "usage: run.sh [native|arm64|arm64-protected]" >&2
+    echo "usage: run.sh [native|arm64|arm64-protected|darwin-asm]" >&2
     exit 2
     ;;
 esac
