@@ -341,6 +341,11 @@ void rj_coro_suspend(rj_coro *c) {
 #endif
     {
         rj_swapcontext(&rj_uc(c)->uc, &rj_uc(c)->caller_uc);
+        /* Not a tail call, so that this frame's record stays on the stack: glibc's arm64
+         * swapcontext saves a resume point inside itself as the context's pc and keeps the
+         * caller's return address where no walk looks, so the dump (rj_coro_backtrace)
+         * finds the body's innermost frame only through this frame's record. */
+        __asm__ volatile("");
     }
     rj_tools_arrived(c);
 }

@@ -9,7 +9,8 @@
  * frame pointer and return address last; the ucontext backend keeps them in the
  * coroutine's ucontext. From there each frame record is [previous frame pointer,
  * return address] (x86_64 and arm64 alike; Swift and the C core keep frame
- * pointers). The walk stops at the end of the chain (the first frame has 0), at
+ * pointers), the return address signed where the code signs them (pac-ret), which
+ * the walk strips. The walk stops at the end of the chain (the first frame has 0), at
  * a frame pointer outside the coroutine's stack, or one that does not go up.
  * A shared-stack coroutine's frames may be in its saved block: every word is
  * read through rj_coro_locate, with the run stack held so that no other thread
@@ -67,6 +68,21 @@ RJ_RAW_READS static uintptr_t rj_word(const rj_coro *c, uintptr_t address) {
     return *(const volatile uintptr_t *)rj_coro_locate(c, (void *)address);
 }
 
+/* A return address as code that signs them (arm64 pac-ret, Apple's arm64e) left it in its
+ * frame record: with a pointer-authentication code in its upper bits, which no symbol
+ * table knows. xpaclri (hint #7) strips the code from x30; it is a nop where the processor
+ * has no pointer authentication, and an address that was never signed comes out as it
+ * went in. Nothing is authenticated: the walk only reads. */
+static uintptr_t rj_plain_address(uintptr_t address) {
+#if defined(__aarch64__)
+    register uintptr_t x30 __asm__("x30") = address;
+    __asm__("hint #7" : "+r"(x30));
+    return x30;
+#else
+    return address;
+#endif
+}
+
 RJ_RAW_READS size_t rj_coro_backtrace(rj_coro *c, uintptr_t *pcs, size_t max) {
     if (!c || c->finished || max == 0 || c == rj_current) return 0;
     int held = 0;
@@ -109,11 +125,11 @@ RJ_RAW_READS size_t rj_coro_backtrace(rj_coro *c, uintptr_t *pcs, size_t max) {
 #endif
     }
     if (!pc) goto done;
-    pcs[n++] = pc;
+    pcs[n++] = rj_plain_address(pc);
     while (n < max && fp >= lo && fp + 2 * sizeof(uintptr_t) <= hi && (fp & (sizeof(uintptr_t) - 1)) == 0) {
         uintptr_t next = rj_word(c, fp), ret = rj_word(c, fp + sizeof(uintptr_t));
         if (!ret) break;
-        pcs[n++] = ret;
+        pcs[n++] = rj_plain_address(ret);
         if (next <= fp) break;
         fp = next;
     }

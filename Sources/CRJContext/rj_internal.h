@@ -15,8 +15,12 @@
 #define RJ_INTERNAL_H
 
 #if defined(__APPLE__)
-/* makecontext & co. are deprecated, not gone, on Darwin. */
+/* makecontext & co. are deprecated, not gone, on Darwin, and <ucontext.h> stops the build
+ * unless _XOPEN_SOURCE is defined. That alone makes Darwin's headers strictly POSIX: they
+ * hide MAP_ANONYMOUS, madvise and MADV_DONTNEED (rj_stack.c), dladdr (rj_inspect.c) and
+ * pthread_threadid_np (rj_context.c). _DARWIN_C_SOURCE keeps the rest of the system's API. */
 #  define _XOPEN_SOURCE 700
+#  define _DARWIN_C_SOURCE 1
 #  pragma clang diagnostic ignored "-Wdeprecated-declarations"
 #endif
 

@@ -25,8 +25,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+
+/* Linux: the handler talks to the kernel with raw system calls (below). Elsewhere (Darwin)
+ * there are no such calls to make (no rt_sigaction, tgkill or exit_group; syscall() itself
+ * is unsupported there): the handler calls the async-signal-safe libc functions instead,
+ * which a sanitizer's runtime may intercept. RJ_OVERFLOW_LIBC_CALLS=1 builds that path on
+ * Linux too, so that the C tests run it (run.sh native). */
+#if defined(__linux__) && !(defined(RJ_OVERFLOW_LIBC_CALLS) && RJ_OVERFLOW_LIBC_CALLS)
+#  define RJ_RAW_SYSCALLS 1
+#  include <sys/syscall.h>
+#else
+#  define RJ_RAW_SYSCALLS 0
+#endif
 
 static struct sigaction rj_previous_segv;
 static struct sigaction rj_previous_bus;
@@ -39,7 +50,7 @@ static int rj_altstack_key_made;
 /* The handler may run while a sanitizer's runtime holds its own locks (the
  * fault can happen inside its instrumentation), and write(), sigaction() and
  * abort() are intercepted by those runtimes: so the handler is not
- * instrumented and talks to the kernel with raw system calls only. */
+ * instrumented and, on Linux, talks to the kernel with raw system calls only. */
 #if defined(__has_attribute)
 #  if __has_attribute(disable_sanitizer_instrumentation)
 #    define RJ_SIGNAL_SAFE __attribute__((disable_sanitizer_instrumentation))
@@ -51,7 +62,11 @@ static int rj_altstack_key_made;
 
 RJ_SIGNAL_SAFE static void rj_raw_write(const char *s, size_t n) {
     while (n > 0) {
+#if RJ_RAW_SYSCALLS
         long w = syscall(SYS_write, STDERR_FILENO, s, n);
+#else
+        long w = (long)write(STDERR_FILENO, s, n);
+#endif
         if (w <= 0) return;
         s += w;
         n -= (size_t)w;
@@ -68,6 +83,7 @@ RJ_SIGNAL_SAFE static void rj_raw_write_unsigned(size_t value) {
     rj_raw_write(digits + n, sizeof digits - n);
 }
 
+#if RJ_RAW_SYSCALLS
 /* The kernel's struct sigaction (x86_64 and arm64 share this layout). */
 struct rj_kernel_sigaction {
     void (*handler)(int);
@@ -75,16 +91,39 @@ struct rj_kernel_sigaction {
     void (*restorer)(void);
     uint64_t mask;
 };
+#endif
+
+/* Gives sig its default disposition back. */
+RJ_SIGNAL_SAFE static void rj_default_action(int sig) {
+#if RJ_RAW_SYSCALLS
+    struct rj_kernel_sigaction dfl = {SIG_DFL, 0, NULL, 0};
+    syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
+#else
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+#endif
+}
 
 /* Ends the process by `sig` with its default action, as if no handler had ever
  * been installed: default disposition, unblocked, sent to this thread. */
 RJ_SIGNAL_SAFE __attribute__((noreturn)) static void rj_die_by(int sig) {
-    struct rj_kernel_sigaction dfl = {SIG_DFL, 0, NULL, 0};
-    syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
+    rj_default_action(sig);
+#if RJ_RAW_SYSCALLS
     uint64_t unblock = (uint64_t)1 << (sig - 1);
     syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &unblock, NULL, sizeof unblock);
     syscall(SYS_tgkill, syscall(SYS_getpid), syscall(SYS_gettid), sig);
     syscall(SYS_exit_group, 128 + sig); /* not reached: the signal ends the process */
+#else
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    sigaddset(&unblock, sig);
+    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+    raise(sig);
+    _exit(128 + sig); /* not reached: the signal ends the process */
+#endif
     __builtin_unreachable();
 }
 
@@ -105,8 +144,7 @@ RJ_SIGNAL_SAFE static void rj_chain(int sig, siginfo_t *info, void *uctx) {
     /* A fault with the default action: restore it and return; the faulting
      * instruction runs again and the kernel ends the process as it would
      * have without us. */
-    struct rj_kernel_sigaction dfl = {SIG_DFL, 0, NULL, 0};
-    syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
+    rj_default_action(sig);
 }
 
 /* Where the owner object keeps its creation site and kind (rj_set_owner_layout). */

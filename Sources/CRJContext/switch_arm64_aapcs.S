@@ -25,11 +25,27 @@
  * 0xa0 bytes, a multiple of 16 as sp requires. The offsets are named in
  * rj_frame.h, which rj_context.c uses to write the same frame for a coroutine
  * that has never run.
+ *
+ * Branch protection (docs/context-switching.md, "arm64 branch protection"):
+ * - BTI: rj_switch starts with `bti c`, since it is reached by an indirect
+ *   branch whenever it is called through a PLT (the C core in a shared
+ *   library) or a pointer; rj_trampoline_inline is reached by `br x16` and
+ *   starts with `bti jc`; rj_trampoline is reached by `ret`, which needs no
+ *   landing pad. With -mbranch-protection=bti or standard the file carries
+ *   the GNU property note (rj_asm.h), without which the linker leaves the
+ *   whole program unmarked and nothing is enforced.
+ * - PAC: rj_switch signs and authenticates nothing. x30 is saved and loaded
+ *   as it is: what it holds is rj_switch's own return address, put there
+ *   unsigned by the caller's `bl`, and the caller's signed return address
+ *   stays in the caller's frame, where the caller authenticates it against
+ *   its own stack pointer when it returns, on the stack where it was signed.
+ *   Authenticating in the switch would check a value signed on one stack
+ *   against the other stack's pointer, and fail.
  */
-#if defined(__aarch64__) && !(defined(RJ_CONTEXT_UCONTEXT) && RJ_CONTEXT_UCONTEXT)
-
 #include "rj_asm.h"
 #include "rj_frame.h"
+
+#if defined(__aarch64__) && !(defined(RJ_CONTEXT_UCONTEXT) && RJ_CONTEXT_UCONTEXT)
 
     .text
     .globl SYM(rj_switch)
@@ -37,6 +53,7 @@
     .p2align 4
 SYM(rj_switch):
     .cfi_startproc
+    hint    #34                 /* bti c: a landing pad where BTI is on (a nop elsewhere) */
     sub     sp, sp, #RJ_A64_FRAME
     .cfi_adjust_cfa_offset 0xa0
     stp     d8,  d9,  [sp, #RJ_A64_D8]
@@ -114,4 +131,9 @@ SYM(rj_trampoline_inline):
 
 #if defined(__linux__) && defined(__ELF__)
     .section .note.GNU-stack,"",%progbits
+#endif
+/* Also in a ucontext build, where the file has no code: an object without the
+ * note would leave the program unmarked. */
+#if defined(__aarch64__) && defined(__ELF__) && RJ_A64_FEATURES != 0
+RJ_ASM_GNU_PROPERTY_NOTE
 #endif

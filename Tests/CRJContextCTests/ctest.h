@@ -95,5 +95,7 @@ void stack_tests(void);                  /* stack_test.c */
 void shared_tests(void);                 /* shared_test.c */
 void id_tests(void);                     /* switch_test.c */
 void registry_tests(void);               /* registry_test.c */
+void inspect_tests(void);                /* inspect_test.c */
+void protection_tests(void);             /* protection_test.c */
 
 #endif

@@ -4,8 +4,8 @@
  * switch is exercised on x86_64 machines. Run by Tests/CRJContextCTests/run.sh.
  *
  * This file holds the harness's definitions (ctest.h) and calls the tests of
- * switch_test.c, overflow_test.c, stack_test.c, shared_test.c and
- * registry_test.c in turn.
+ * protection_test.c, switch_test.c, overflow_test.c, stack_test.c,
+ * shared_test.c, registry_test.c and inspect_test.c in turn.
  *
  * Prints one line per check and closes with "N passed, N failed".
  */
@@ -37,6 +37,8 @@ int main(void) {
     printf("CRJContext C tests, fast backend: %s, page %ld\n",
            rj_fast_backend_available() ? rj_backend_name(RJ_BACKEND_FAST) : "not built",
            sysconf(_SC_PAGESIZE));
+    /* First: whether branch protection is in force says what the rest ran under. */
+    protection_tests();
     /* The fast backend twice: through the inline switch, and through the out-of-line
      * rj_switch that sanitized builds use. */
     rj_backend backends[3] = {RJ_BACKEND_FAST, RJ_BACKEND_FAST_OUT_OF_LINE, RJ_BACKEND_UCONTEXT};
@@ -52,6 +54,7 @@ int main(void) {
     shared_tests();
     id_tests();
     registry_tests();
+    inspect_tests();
     printf("guard: %s\n", rj_guard_uses_madvise() ? "MADV_GUARD_INSTALL" : "mprotect");
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
