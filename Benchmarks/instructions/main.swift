@@ -48,6 +48,15 @@ case "rjiterator-next":
     var sum = 0
     for i in 0..<n { sum &+= it.next(i).value as? Int ?? 0 }
     blackHole(sum)
+case "rjiterator-next-typed":
+    // The same, read with `RJResult.value(as:)`, the seed's typed read.
+    let it = RJIterator {
+        var x: Any? = 0
+        while true { x = rj_yield(x) }
+    }
+    var sum = 0
+    for i in 0..<n { sum &+= it.next(i).value(as: Int.self) ?? 0 }
+    blackHole(sum)
 case "async-for-await":
     // One element of `for try await` over an AsyncGenerator whose body does not await, in a
     // detached task.

@@ -6,9 +6,10 @@
 /// laid out as an `Any` (three words of value, one of type metadata) whose null metadata
 /// word means `nil`, so the tag is read here directly and a non-nil value is copied or
 /// destroyed as the `Any` it holds: one call, into the payload type's own witness.
+@usableFromInline
 enum AnyValue {
     /// The type metadata word of an `Any?`, nil for nil.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func metadata(_ value: UnsafePointer<Any?>) -> UnsafeRawPointer? {
         UnsafeRawPointer(value).load(fromByteOffset: 3 * MemoryLayout<UInt>.size, as: UnsafeRawPointer?.self)
     }
@@ -38,5 +39,24 @@ enum AnyValue {
         guard metadata(value) != nil else { return }
         UnsafeMutableRawPointer(value).withMemoryRebound(to: Any.self, capacity: 1) { _ = $0.deinitialize(count: 1) }
     }
-}
 
+    /// The value of an `Any?` as a `T` when its dynamic type is exactly `T`, read in place; nil
+    /// for nil or any other type (the caller then casts: `as? T` also unwraps, bridges and
+    /// converts, which is what costs). A cast asks the runtime, in several calls, what an
+    /// `Any` holds; here the answer is a compare of two metadata pointers.
+    @inlinable @inline(__always)
+    static func exactly<T>(_ value: UnsafePointer<Any?>, as _: T.Type) -> T? {
+        guard let metadata = metadata(value), metadata == unsafeBitCast(T.self, to: UnsafeRawPointer.self) else { return nil }
+        // A value that fits the existential's three-word buffer is stored in it, at its start
+        // (the runtime's rule for an `Any`: the size and alignment fit, and the value can be
+        // moved as bytes): read it there. Others live in a box: opened, the type being `T`.
+        if MemoryLayout<T>.size <= 3 * MemoryLayout<UInt>.size, MemoryLayout<T>.alignment <= MemoryLayout<UInt>.alignment,
+           _isBitwiseTakable(T.self) {
+            return UnsafeRawPointer(value).load(as: T.self)
+        }
+        func read<U>(_ opened: borrowing U) -> T {
+            withUnsafePointer(to: opened) { UnsafeRawPointer($0).assumingMemoryBound(to: T.self).pointee }
+        }
+        return UnsafeRawPointer(value).withMemoryRebound(to: Any.self, capacity: 1) { read($0.pointee) }
+    }
+}

@@ -49,4 +49,34 @@ final class AnyValueTests: XCTestCase {
             XCTAssertNil(watched, "destroy must release (boxed: \(boxed))")
         }
     }
+
+    // `RJResult.value(as:)`: the same answers as `as?`, read in place when the type is exact
+    // (inline in the existential's buffer, or in a box), cast otherwise.
+    func testValueAsAnswersAsACastDoes() {
+        final class Ref { let n = 9 }
+        let ref = Ref()
+        XCTAssertEqual(RJResult(value: 42).value(as: Int.self), 42)
+        XCTAssertEqual(RJResult(value: 2.5).value(as: Double.self), 2.5)
+        let long = "a string long enough to be allocated out of line"
+        XCTAssertEqual(RJResult(value: long).value(as: String.self), long)
+        XCTAssertEqual(RJResult(value: Large(a: 10)).value(as: Large.self), Large(a: 10), "boxed")
+        XCTAssertTrue(RJResult(value: ref).value(as: Ref.self) === ref)
+        XCTAssertEqual(RJResult(value: [1, 2]).value(as: [Int].self), [1, 2])
+        XCTAssertNil(RJResult(value: nil).value(as: Int.self))
+        XCTAssertNil(RJResult(value: "7").value(as: Int.self), "another type")
+        XCTAssertNil(RJResult(value: 7).value(as: String.self))
+        // What only a cast does: unwrap an optional the value holds, or widen to a protocol.
+        XCTAssertEqual(RJResult(value: Optional<Int>.some(3) as Any).value(as: Int.self), 3)
+        XCTAssertEqual(RJResult(value: 5).value(as: (any CustomStringConvertible).self)?.description, "5")
+        // Ownership: the value read is a copy, the result keeps its own.
+        weak var gone: Tracked?
+        do {
+            let tracked = Tracked()
+            gone = tracked
+            let r = RJResult(value: Large(object: tracked))
+            XCTAssertTrue(r.value(as: Large.self)?.object === tracked)
+            XCTAssertTrue((r.value as? Large)?.object === tracked)
+        }
+        XCTAssertNil(gone, "nothing leaked")
+    }
 }
