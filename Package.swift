@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "RJPromises", dependencies: ["RJLocks"], path: "Sources/RJPromises"),
         // Generators (typed and seed-compatible) on top of the C core, and rj_async/rj_await
         // on top of generators; only the Async folder uses RJPromises (rj_await accepts them).
-        .target(name: "RJIterator", dependencies: ["CRJContext", "RJPromises", "RJLocks"], path: "Sources/RJIterator"),
+        .target(name: "RJIterator", dependencies: ["CRJContext", "CRJShims", "RJPromises", "RJLocks"], path: "Sources/RJIterator"),
         // Bridges between the parts (a node's value as a promise, rj_await of a node), so that
         // the parts themselves depend on nothing new.
         .target(name: "RJBridges", dependencies: ["RJNodes", "RJPromises", "RJIterator"], path: "Sources/RJBridges"),

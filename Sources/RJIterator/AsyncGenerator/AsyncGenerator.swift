@@ -1,4 +1,5 @@
 import CRJContext
+import CRJShims
 import Foundation
 import RJLocks
 
@@ -238,7 +239,8 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// The synchronous part of a request: serves it here if nothing else is in progress.
     @inlinable @inline(__always)
     func attempt(_ operation: GeneratorOperation<Input, Return>) -> Attempt {
-        if Task.isCancelled { return .cancelled }
+        // `Task.isCancelled`, without its retain and release of the task (CRJShims).
+        if rj_current_task_is_cancelled() { return .cancelled }
         guard bufferCapacity == 0, machine.beginServingIfIdle() else { return .later }
         switch serve(operation) {
         case .answered(let result):
