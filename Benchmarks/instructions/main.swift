@@ -9,9 +9,13 @@ import RJIterator
 /// Keeps a value alive for the optimiser without a call it could see through.
 @inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
 
+/// Holds an object until the next call (which frees it): it escapes, so it is heap-allocated.
+nonisolated(unsafe) var kept: AnyObject?
+@inline(never) func keep(_ object: AnyObject?) { kept = object }
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let n = Int(arguments[2]), n > 0 else {
-    print("usage: rj-instructions <create-run-release|create-suspend-release|next|rjiterator-next|async-for-await> <N>")
+    print("usage: rj-instructions <operation> <N> (operations: Benchmarks/instructions/count --help)")
     exit(2)
 }
 
@@ -77,6 +81,55 @@ case "async-for-await":
         blackHole(sum)
         done.signal()
     }
+    done.wait()
+case "allocations-alone":
+    // What create + run + release cannot go below: the same two allocations (the object, the
+    // body's closure context capturing `i`), made and freed, with no coroutine.
+    final class Holder {
+        let body: () -> Int
+        init(_ body: @escaping () -> Int) { self.body = body }
+    }
+    for i in 0..<n {
+        let h = Holder { i }
+        blackHole(h.body())
+        keep(h)   // escapes, as a generator does (the registry, the coroutine): heap-allocated
+    }
+    keep(nil)
+case "filter-level":
+    // One value through one level of a chain of 100 filtering generators (the script divides
+    // by the 100 levels): a value pulled from the last level passes through every one.
+    func numbers() -> Generator<Int, Void, Void> {
+        Generator { y in var i = 0; while true { try y.yield(i); i &+= 1 } }
+    }
+    func filtered(_ source: Generator<Int, Void, Void>) -> Generator<Int, Void, Void> {
+        Generator { y in while let v = try source.nextValue() { if v & 1023 != 1023 { try y.yield(v) } } }
+    }
+    var chain = numbers()
+    for _ in 0..<100 { chain = filtered(chain) }
+    var sum = 0
+    for _ in 0..<n { sum &+= try! chain.nextValue()! }
+    blackHole(sum)
+case "shared-next":
+    // `next` of a shared-stack generator alone on its run stack.
+    let g = Generator<Int, Int, Void>(stackMode: .shared) { y in
+        var x = 0
+        while true { x = try y.yield(x &+ 1) }
+    }
+    var sum = 0
+    for i in 0..<n {
+        if case .yielded(let v) = try! g.next(i) { sum &+= v }
+    }
+    blackHole(sum)
+case "rj-await-completed":
+    // An rj_await whose callback is called before the work closure returns, in an rj_async
+    // body: the await that never suspends.
+    let done = DispatchSemaphore(value: 0)
+    let count = n
+    rj_async(on: DispatchQueue(label: "instructions")) {
+        var sum = 0
+        for i in 0..<count { sum &+= rj_await { callback in callback(i, nil) }.value(as: Int.self) ?? 0 }
+        blackHole(sum)
+    }.finally { done.signal() }
     done.wait()
 default:
     print("rj-instructions: unknown operation \(arguments[1])")
