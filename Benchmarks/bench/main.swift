@@ -64,6 +64,7 @@ if options.workloadsOnly {
 bench.measure([switches.rawFast, switches.rawInline, switches.rawInlineFPU, switches.rawUContext,
                peers.v8Generator, peers.pythonGenerator, switches.generatorNext, switches.generatorNextUContext,
                switches.rjIteratorNext, switches.anyEchoNext, lifecycle.createRunRelease, lifecycle.allocationsOnly,
+               peers.v8Create, peers.pythonCreate,
                asyncRows.awaitCompleted, asyncRows.awaitFulfilled, asyncRows.asyncStream, asyncRows.checkedContinuation,
                asyncGenerators.noAwait, asyncGenerators.throwingStream, asyncGenerators.roundTrip, switches.semaphores])
 switches.finish()
@@ -87,7 +88,7 @@ bench.checkSomethingRan()
 // Each area's targets: ratios of rows measured in the same rounds, shown when their rows ran.
 Workloads.holdTargets(bench, workloads)
 switches.holdTargets(bench, peers: peers)
-lifecycle.holdTargets(bench, switches: switches)
+lifecycle.holdTargets(bench, switches: switches, peers: peers)
 asyncRows.holdTargets(bench, switches: switches)
 promises.holdTargets(bench)
 nodes.holdTargets(bench)

@@ -85,9 +85,13 @@ final class AllocationsOnly {
 // MARK: Targets
 
 extension LifecycleRows {
-    func holdTargets(_ bench: Bench, switches s: SwitchRows) {
+    func holdTargets(_ bench: Bench, switches s: SwitchRows, peers: PeerRows) {
         bench.ratio("create + run + release / raw fast switch", createRunRelease, over: s.rawFast, target: 5.0)
-        bench.ratio("create + run + release / its allocations alone", createRunRelease, over: allocationsOnly, target: nil)
+        bench.ratio("create + run + release / its allocations alone", createRunRelease, over: allocationsOnly, target: 2.0)
+        bench.ratio("create + run + release / V8's generator created, run, dropped", createRunRelease, over: peers.v8Create,
+                    target: 2.0)
+        bench.ratio("create + run + release / Python's generator created, run, dropped", createRunRelease,
+                    over: peers.pythonCreate, target: nil)
         bench.ratio("the allocations alone / raw fast switch", allocationsOnly, over: s.rawFast, target: nil)
         bench.ratio("create + next + release while suspended, shared stack / dedicated", createSuspendedReleaseShared,
                     over: createSuspendedRelease, target: nil, "(information)")

@@ -8,6 +8,9 @@ struct PeerRows {
 
     let v8Generator: Row
     let pythonGenerator: Row
+    /// A generator made, run to a body that returns at once, and dropped.
+    let v8Create: Row
+    let pythonCreate: Row
 
     init(bench: Bench) {
         let run = !bench.options.noPeers
@@ -16,7 +19,13 @@ struct PeerRows {
         pythonGenerator = Row(Self.group, "peer: Python generator send(v) (python3)",
                               note: "Benchmarks/peers/generator.py, loop included",
                               sampler: run && onPath("python3") ? { peerSample("python3", "generator.py", 300_000) } : nil)
-        for (tool, row) in [("node", v8Generator), ("python3", pythonGenerator)] where run && !onPath(tool) && bench.wanted(row.name) {
+        v8Create = Row(Self.group, "peer: V8 generator created, run, dropped (node)", note: "Benchmarks/peers/create.js, loop included",
+                       sampler: run && onPath("node") ? { peerSample("node", "create.js", 2_000_000) } : nil)
+        pythonCreate = Row(Self.group, "peer: Python generator created, run, dropped (python3)",
+                           note: "Benchmarks/peers/create.py, loop included",
+                           sampler: run && onPath("python3") ? { peerSample("python3", "create.py", 300_000) } : nil)
+        for (tool, row) in [("node", v8Generator), ("python3", pythonGenerator), ("node", v8Create), ("python3", pythonCreate)]
+        where run && !onPath(tool) && bench.wanted(row.name) {
             progress("\(row.name): skipped, \(tool) is not on the PATH")
         }
     }
