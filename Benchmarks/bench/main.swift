@@ -65,7 +65,7 @@ bench.measure([switches.rawFast, switches.rawInline, switches.rawInlineFPU, swit
                peers.v8Generator, peers.pythonGenerator, switches.generatorNext, switches.generatorNextUContext,
                switches.rjIteratorNext, switches.anyEchoNext, lifecycle.createRunRelease, lifecycle.allocationsOnly,
                peers.v8Create, peers.pythonCreate,
-               asyncRows.awaitCompleted, asyncRows.awaitFulfilled, asyncRows.asyncStream, asyncRows.checkedContinuation,
+               asyncRows.awaitCompleted, asyncRows.awaitFulfilled, asyncRows.generatorNextInBody, asyncRows.asyncStream, asyncRows.checkedContinuation,
                asyncGenerators.noAwait, asyncGenerators.throwingStream, asyncGenerators.roundTrip, switches.semaphores])
 switches.finish()
 bench.measure([lifecycle.createSuspendedRelease, lifecycle.createNoPool, lifecycle.waves]

@@ -13,6 +13,19 @@ import RJIterator
 nonisolated(unsafe) var kept: AnyObject?
 @inline(never) func keep(_ object: AnyObject?) { kept = object }
 
+/// `n` round trips of `Generator<Int, Int, Void>.next(i)` into a body that yields `x + 1`.
+@inline(__always) func roundTrips(_ n: Int, stackMode: StackMode?) {
+    let g = Generator<Int, Int, Void>(stackMode: stackMode) { y in
+        var x = 0
+        while true { x = try y.yield(x &+ 1) }
+    }
+    var sum = 0
+    for i in 0..<n {
+        if case .yielded(let v) = try! g.next(i) { sum &+= v }
+    }
+    blackHole(sum)
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let n = Int(arguments[2]), n > 0 else {
     print("usage: rj-instructions <operation> <N> (operations: Benchmarks/instructions/count --help)")
@@ -34,15 +47,7 @@ case "create-suspend-release":
     }
 case "next":
     // A `Generator<Int, Int, Void>.next(i)` round trip.
-    let g = Generator<Int, Int, Void> { y in
-        var x = 0
-        while true { x = try y.yield(x &+ 1) }
-    }
-    var sum = 0
-    for i in 0..<n {
-        if case .yielded(let v) = try! g.next(i) { sum &+= v }
-    }
-    blackHole(sum)
+    roundTrips(n, stackMode: nil)
 case "rjiterator-next":
     // `RJIterator.next(v)` with an Int as `Any?`, the caller's `as? Int` included.
     let it = RJIterator {
@@ -111,15 +116,7 @@ case "filter-level":
     blackHole(sum)
 case "shared-next":
     // `next` of a shared-stack generator alone on its run stack.
-    let g = Generator<Int, Int, Void>(stackMode: .shared) { y in
-        var x = 0
-        while true { x = try y.yield(x &+ 1) }
-    }
-    var sum = 0
-    for i in 0..<n {
-        if case .yielded(let v) = try! g.next(i) { sum &+= v }
-    }
-    blackHole(sum)
+    roundTrips(n, stackMode: .shared)
 case "rj-await-completed":
     // An rj_await whose callback is called before the work closure returns, in an rj_async
     // body: the await that never suspends.
