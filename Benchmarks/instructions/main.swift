@@ -66,6 +66,29 @@ case "rjiterator-next-typed":
     var sum = 0
     for i in 0..<n { sum &+= it.next(i).value(as: Int.self) ?? 0 }
     blackHole(sum)
+case "send-pipeline":
+    // One value through the send pipeline of the workload `average`: a send into a scaler whose
+    // body sends it on to an averager (two round trips, one nested in a body).
+    func averager() -> Generator<Double?, Double, Void> {
+        Generator { y in
+            var total = 0.0, count = 0
+            var average: Double? = nil
+            while true { total += try y.yield(average); count += 1; average = total / Double(count) }
+        }
+    }
+    func scaler(_ target: Generator<Double?, Double, Void>) -> Generator<Double?, Double, Void> {
+        Generator { y in
+            var answer: Double? = nil
+            while true { answer = try target.send(try y.yield(answer) * 0.5) }
+        }
+    }
+    let average = averager()
+    try! average.start()
+    let pipe = scaler(average)
+    try! pipe.start()
+    var total = 0.0
+    for i in 0..<n { total += try! pipe.send(Double(i % 1000))! }
+    blackHole(total)
 case "async-for-await":
     // One element of `for try await` over an AsyncGenerator whose body does not await, in a
     // detached task.

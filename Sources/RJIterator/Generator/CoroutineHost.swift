@@ -148,8 +148,11 @@ public class _RJCoroutineHost {
     }
 
     /// The same, as the error a `yield` throws: a plain close throws the one box of the process
-    /// (`GeneratorExit.boxedClose`), allocating nothing.
-    @inlinable
+    /// (`GeneratorExit.boxedCloseCell`), allocating nothing. Out of line: a close is the cold
+    /// path of every `yield`, and a `yield` grown past the inliner's limit is a call, whose return
+    /// after the switch back the processor mispredicts every time (the inline switch exists to
+    /// avoid exactly that; the send pipeline workload lost 40% when this was inlined).
+    @usableFromInline @inline(never)
     final func takeExitError() -> any Error {
         guard let value = machine.takeExitValue() else { return GeneratorExit.boxedCloseCell.pointee }
         return GeneratorExit(pendingReturn: value)
