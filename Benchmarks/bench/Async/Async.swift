@@ -28,8 +28,7 @@ struct AsyncRows {
     /// The targets' reference, measured where the awaits are: a `Generator.next` round trip in an
     /// `rj_async` body, on the body queue's thread. Held against the main thread's
     /// `Generator.next`, the ratio mixed two threads, which this machine may run on cores in
-    /// different speed states: pinned to one core, the ratio varied by 6% over six runs; free,
-    /// by 75%, and one run in five was 2–3x off (docs/performance.md).
+    /// different speed states (the runs that showed it: docs/performance.md).
     let generatorNextInBody = Row(AsyncRows.group, "Generator.next in an rj_async body", note: "the reference of the rows above") { n in
         runAsyncBody {
             let g = Generator<Int, Int, Void> { y in

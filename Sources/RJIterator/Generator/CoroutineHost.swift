@@ -151,7 +151,7 @@ public class _RJCoroutineHost {
     /// (`GeneratorExit.boxedCloseCell`), allocating nothing. Out of line: a close is the cold
     /// path of every `yield`, and a `yield` grown past the inliner's limit is a call, whose return
     /// after the switch back the processor mispredicts every time (the inline switch exists to
-    /// avoid exactly that; the send pipeline workload lost 40% when this was inlined).
+    /// avoid exactly that; docs/lab/2026-12-02-performance-history.md has what it cost).
     @usableFromInline @inline(never)
     final func takeExitError() -> any Error {
         guard let value = machine.takeExitValue() else { return GeneratorExit.boxedCloseCell.pointee }
