@@ -315,6 +315,31 @@ case "async-release-cleanup-yields":
         done.wait()
         _ = consume gen
     }
+case "async-release-cleanup-swallows":
+    // Released at a yield; the body swallows every error and yields on: its first yield after
+    // the close is refused (CancellationError), the next one is an ignored close, reported and
+    // dropped, as a Generator's is, instead of a loop on the releasing thread.
+    do {
+        let gen = AsyncGenerator<Int, Void, Void> { y in
+            defer { say("defer ran") }
+            var swallowed = 0
+            while true {
+                do { try y.yield(swallowed) } catch { swallowed += 1; say("swallowed \(type(of: error))") }
+            }
+        }
+        let done = DispatchSemaphore(value: 0)
+        let handOver = UnsafeTransfer(ResultSlot<AsyncGenerator<Int, Void, Void>>())
+        handOver.value.value = gen
+        Task.detached {
+            var g = handOver.value.value
+            handOver.value.value = nil
+            _ = try? await g?.next()
+            g = nil
+            done.signal()
+        }
+        done.wait()
+        _ = consume gen
+    }
 case "callback-twice":
     // Each await's callback called three times: one report per await, naming its line.
     let queue = DispatchQueue(label: "probe")

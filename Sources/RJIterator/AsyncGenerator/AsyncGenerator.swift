@@ -32,7 +32,8 @@ import RJLocks
 /// - **Cancellation**: when the Swift task waiting in `next` is cancelled, the body's pending
 ///   `rj_await` gives `CancellationError` (`rj_awaitValue` throws it), every later `yield` and
 ///   await of the body throws or gives it too, so the body's cleanups run, and that `next`
-///   throws `CancellationError`. A cancelled `for try await` loop therefore stops the producer.
+///   throws `CancellationError`. A cancelled `for try await` loop therefore stops the producer
+///   (one made with `bufferingUpTo: n` after at most `n` more values).
 /// - **Release**: when the last reference to a generator suspended at a `yield` goes, the body
 ///   is closed as a ``Generator``'s is (its `defer`s run; an `rj_await` there gives
 ///   `CancellationError` at once), wherever the last reference is dropped. While the body

@@ -67,7 +67,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
         let current = runningBody()
         // A for-in of this body whose generator threw left the error here (Generator+Sequence.swift).
         if let error = host._withUnsafeGuaranteedRef({ $0.machine.takePendingError() }) { return .error(error) }
-        if isCancelled { return .error(CancellationError()) }
+        if isCancelled, refusesYieldWhenCancelled() { return .error(CancellationError()) }
         switch host._withUnsafeGuaranteedRef({
             $0.suspend(current, yielding: AsyncEvent<Element>.yielded(value), resumedWith: AsyncResume<Input>.self)
         }) {
@@ -77,6 +77,16 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
         case .close: return .close
         case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached an async yield")
         }
+    }
+
+    /// A cancelled generator's `yield` is refused (`CancellationError`), with one exception:
+    /// released, a body that swallowed a refused yield and yields again ignored the close; that
+    /// yield suspends, and the release reports it and drops the body, as for a `Generator`
+    /// (refusing it too would loop on the releasing thread). Out of line: the cold path of every
+    /// `yield`, which must stay small enough to be inlined into bodies.
+    @usableFromInline @inline(never)
+    func refusesYieldWhenCancelled() -> Bool {
+        !isClosingOnRelease || host._withUnsafeGuaranteedRef { $0.machine.refuseYieldOnRelease() }
     }
 
     /// Whether this generator is being closed on release: its awaits cannot wait any more.

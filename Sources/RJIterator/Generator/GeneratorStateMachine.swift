@@ -353,6 +353,19 @@ struct GeneratorStateMachine {
         }
     }
 
+    /// A `yield` of a body closed on release whose release also cancelled it (an async
+    /// generator's): true for the first, which is refused (`CancellationError`, so that the body
+    /// unwinds); false for a later one (the body swallowed the refusal): that one suspends, and
+    /// the release reports an ignored close and drops the body, as for a `Generator`.
+    @inlinable
+    func refuseYieldOnRelease() -> Bool {
+        with { h in
+            if h.kept.yieldRefusedOnRelease { return false }
+            h.kept.yieldRefusedOnRelease = true
+            return true
+        }
+    }
+
     /// A dump takes a suspended generator while it reads its stack, with the compare-exchange a
     /// resume uses (which also orders what the body's thread wrote before these reads); returns
     /// what it found when it could not.

@@ -11,6 +11,9 @@ struct KeptState {
     /// Set while release closes the body: `yield` then throws the exit signal without reading a
     /// typed signal, so closing needs no type information.
     @usableFromInline var closingOnRelease = false
+    /// Set when release refused a `yield` of a body it also cancelled (an async generator's):
+    /// a second `yield` ignores the close (`refuseYieldOnRelease`).
+    @usableFromInline var yieldRefusedOnRelease = false
     /// What waits for the body at its next `yield` (`Pending`).
     @usableFromInline var pending = Pending.none
 

@@ -265,6 +265,18 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(r.status, 0)
     }
 
+    // A released async generator whose body swallows the refusal and yields again ignored the
+    // close: reported and its stack dropped, as a Generator's (the body's frames leak, as
+    // documented: LeakSanitizer is told not to fail the probe for it). It looped forever on the
+    // releasing thread before (every yield refused).
+    func testAReleasedAsyncGeneratorThatSwallowsTheCloseIsAnIgnoredClose() throws {
+        let r = try probe("async-release-cleanup-swallows", environment: ["ASAN_OPTIONS": "detect_leaks=0"])
+        XCTAssertEqual(r.stdout.split(separator: "\n").map(String.init),
+                       ["swallowed GeneratorExit", "swallowed CancellationError", "probe finished"], r.stdout)
+        XCTAssertTrue(r.stderr.contains("RJIterator: generator ignored close"), r.stderr)
+        XCTAssertEqual(r.status, 0)
+    }
+
     // Issue 29: in every build (CI runs this suite optimised too), once per await, with the
     // await's file and line.
     func testACallbackCalledTwiceIsReportedOncePerAwaitWithItsSite() throws {
