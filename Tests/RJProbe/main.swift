@@ -15,6 +15,26 @@ final class UnsafeTransfer<T>: @unchecked Sendable {
 
 final class ResultSlot<T> { var value: T? }
 
+/// Asks `gen` for one value from a detached task, which takes its reference out of a box and
+/// drops it before it signals: the caller's reference is then the last, and its release closes
+/// the generator on the caller's thread (a reference the task's closure kept would be dropped on
+/// the task's thread at a time of its own, racing the rest of the probe).
+func nextOnce(_ gen: AsyncGenerator<Int, Void, Void>) -> Int? {
+    let done = DispatchSemaphore(value: 0)
+    let first = UnsafeTransfer(ResultSlot<Int>())
+    let handOver = UnsafeTransfer(ResultSlot<AsyncGenerator<Int, Void, Void>>())
+    handOver.value.value = gen
+    Task.detached {
+        var g = handOver.value.value
+        handOver.value.value = nil
+        first.value.value = try? await g?.next().yieldedValue
+        g = nil
+        done.signal()
+    }
+    done.wait()
+    return first.value.value
+}
+
 /// Unbuffered, so what was said survives a crash.
 func say(_ text: String) {
     FileHandle.standardOutput.write((text + "\n").data(using: .utf8)!)
@@ -274,22 +294,7 @@ case "async-delegation-release":
         }
         try y.yieldAll(inner)
     }
-    // The task takes its reference out of a box and drops it before it signals, so the release
-    // below is the last one: a reference the task's closure kept would be dropped on the task's
-    // thread at a time of its own, racing the end of the probe.
-    let done = DispatchSemaphore(value: 0)
-    let first = UnsafeTransfer(ResultSlot<Int>())
-    let handOver = UnsafeTransfer(ResultSlot<AsyncGenerator<Int, Void, Void>>())
-    handOver.value.value = outer
-    Task.detached {
-        var g = handOver.value.value
-        handOver.value.value = nil
-        first.value.value = try? await g?.next().yieldedValue
-        g = nil
-        done.signal()
-    }
-    done.wait()
-    say("first \(first.value.value ?? -1)")
+    say("first \(nextOnce(outer) ?? -1)")
     _ = consume outer
 case "async-release-cleanup-yields":
     // An async generator suspended at a yield is released; its cleanup catches the close and
@@ -302,17 +307,7 @@ case "async-release-cleanup-yields":
                 do { try y.yield(2) } catch { say("yield in cleanup threw \(type(of: error))"); throw error }
             }
         }
-        let done = DispatchSemaphore(value: 0)
-        let handOver = UnsafeTransfer(ResultSlot<AsyncGenerator<Int, Void, Void>>())
-        handOver.value.value = gen
-        Task.detached {
-            var g = handOver.value.value
-            handOver.value.value = nil
-            _ = try? await g?.next()
-            g = nil
-            done.signal()
-        }
-        done.wait()
+        _ = nextOnce(gen)
         _ = consume gen
     }
 case "async-release-cleanup-swallows":
@@ -327,17 +322,7 @@ case "async-release-cleanup-swallows":
                 do { try y.yield(swallowed) } catch { swallowed += 1; say("swallowed \(type(of: error))") }
             }
         }
-        let done = DispatchSemaphore(value: 0)
-        let handOver = UnsafeTransfer(ResultSlot<AsyncGenerator<Int, Void, Void>>())
-        handOver.value.value = gen
-        Task.detached {
-            var g = handOver.value.value
-            handOver.value.value = nil
-            _ = try? await g?.next()
-            g = nil
-            done.signal()
-        }
-        done.wait()
+        _ = nextOnce(gen)
         _ = consume gen
     }
 case "callback-twice":

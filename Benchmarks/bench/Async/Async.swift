@@ -30,17 +30,7 @@ struct AsyncRows {
     /// `Generator.next`, the ratio mixed two threads, which this machine may run on cores in
     /// different speed states (the runs that showed it: docs/performance.md).
     let generatorNextInBody = Row(AsyncRows.group, "Generator.next in an rj_async body", note: "the reference of the rows above") { n in
-        runAsyncBody {
-            let g = Generator<Int, Int, Void> { y in
-                var x = 0
-                while true { x = try y.yield(x &+ 1) }
-            }
-            var sum = 0
-            for i in 0..<n {
-                if case .yielded(let v) = try! g.next(i) { sum &+= v }
-            }
-            blackHole(sum)
-        }
+        runAsyncBody { SwitchRows.roundTrips(SwitchRows.roundTripGenerator(), n) }
     }
     let awaitFulfilled = Row(AsyncRows.group, "rj_await of a fulfilled promise") { n in
         runAsyncBody {

@@ -49,19 +49,27 @@ struct SwitchRows {
 
     private static func generatorRoundTrip(ucontext: Bool) -> (Int) -> Void {
         RJRuntime.useUContextBackend(ucontext)
-        let gen = Generator<Int, Int, Void> { y in
+        let gen = roundTripGenerator()
+        RJRuntime.useUContextBackend(false)
+        _ = try! gen.next(0)
+        return { n in roundTrips(gen, n) }
+    }
+
+    /// The generator of the round-trip rows: it yields `x + 1` and receives the next `x`.
+    nonisolated static func roundTripGenerator() -> Generator<Int, Int, Void> {
+        Generator { y in
             var x = 0
             while true { x = try y.yield(x &+ 1) }
         }
-        RJRuntime.useUContextBackend(false)
-        _ = try! gen.next(0)
-        return { n in
-            var sum = 0
-            for i in 0..<n {
-                if case .yielded(let v) = try! gen.next(i) { sum &+= v }
-            }
-            blackHole(sum)
+    }
+
+    /// `n` round trips of `gen.next(i)`.
+    nonisolated static func roundTrips(_ gen: Generator<Int, Int, Void>, _ n: Int) {
+        var sum = 0
+        for i in 0..<n {
+            if case .yielded(let v) = try! gen.next(i) { sum &+= v }
         }
+        blackHole(sum)
     }
 
     private static func seedRoundTrip() -> (Int) -> Void {
