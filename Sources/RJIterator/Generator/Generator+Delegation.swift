@@ -76,32 +76,32 @@ extension Generator {
         // value put in by the one that yields.
         return try _withUnprotectedUnsafeTemporaryAllocation(of: ResumeSignal<Input>.self, capacity: 1) { signalSlot in
             try _withUnprotectedUnsafeTemporaryAllocation(of: Element.self, capacity: 1) { valueSlot in
-        let inbox = UnsafeMutableRawPointer(signalSlot.baseAddress.unsafelyUnwrapped)
-        let outbox = UnsafeMutableRawPointer(valueSlot.baseAddress.unsafelyUnwrapped)
-        while true {
-            signalSlot.baseAddress.unsafelyUnwrapped.initialize(to: signal)
-            let ended = node._withUnsafeGuaranteedRef { $0.switchIntoDelegate(outbox: outbox, inbox: inbox) }
-            if !ended {
-                // It yielded, or started a delegation of its own (then the new deepest one
-                // yielded): the next `next` resumes the deepest.
-                deepestDelegate = node._withUnsafeGuaranteedRef { $0.deepestOfChain() }
-                machine.bodyYielded()
-                return .yielded(valueSlot.baseAddress.unsafelyUnwrapped.move())
-            }
-            // It completed: its delegator's `yieldAll` reads how.
-            let parent = node._withUnsafeGuaranteedRef { completed in
-                let parent = completed.delegator.unsafelyUnwrapped
-                completed.delegator = nil
-                parent._withUnsafeGuaranteedRef { $0.delegate = nil }
-                return parent
-            }
-            if parent.toOpaque() == Unmanaged.passUnretained(self).toOpaque() {
-                deepestDelegate = nil
-                return try switchIntoBody(coro.unsafelyUnwrapped, signal: .delegateDone)
-            }
-            node = parent
-            signal = .delegateDone
-        }
+                let inbox = UnsafeMutableRawPointer(signalSlot.baseAddress.unsafelyUnwrapped)
+                let outbox = UnsafeMutableRawPointer(valueSlot.baseAddress.unsafelyUnwrapped)
+                while true {
+                    signalSlot.baseAddress.unsafelyUnwrapped.initialize(to: signal)
+                    let ended = node._withUnsafeGuaranteedRef { $0.switchIntoDelegate(outbox: outbox, inbox: inbox) }
+                    if !ended {
+                        // It yielded, or started a delegation of its own (then the new deepest one
+                        // yielded): the next `next` resumes the deepest.
+                        deepestDelegate = node._withUnsafeGuaranteedRef { $0.deepestOfChain() }
+                        machine.bodyYielded()
+                        return .yielded(valueSlot.baseAddress.unsafelyUnwrapped.move())
+                    }
+                    // It completed: its delegator's `yieldAll` reads how.
+                    let parent = node._withUnsafeGuaranteedRef { completed in
+                        let parent = completed.delegator.unsafelyUnwrapped
+                        completed.delegator = nil
+                        parent._withUnsafeGuaranteedRef { $0.delegate = nil }
+                        return parent
+                    }
+                    if parent.toOpaque() == Unmanaged.passUnretained(self).toOpaque() {
+                        deepestDelegate = nil
+                        return try switchIntoBody(coro.unsafelyUnwrapped, signal: .delegateDone)
+                    }
+                    node = parent
+                    signal = .delegateDone
+                }
             }
         }
     }

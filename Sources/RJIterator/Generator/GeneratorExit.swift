@@ -86,10 +86,12 @@ extension GeneratorExit {
 
     /// Whether `error` is the boxed plain close itself. An `any Error` is one reference to its
     /// box, so the comparison is of two words. (`as any Error`: passed to a generic parameter
-    /// unmarked, the existential would be opened, and the bytes would be its value's.)
+    /// unmarked, the existential would be opened, and the bytes would be its value's.) No cell
+    /// yet means no plain close was ever thrown: asking makes none.
     @inlinable
     static func isBoxedClose(_ error: any Error) -> Bool {
-        withUnsafeBytes(of: error as any Error) { $0.load(as: UInt.self) } == UnsafeRawPointer(boxedCloseCell).load(as: UInt.self)
+        guard let cell = rj_close_signal_cell() else { return false }
+        return withUnsafeBytes(of: error as any Error) { $0.load(as: UInt.self) } == UnsafeRawPointer(cell).load(as: UInt.self)
     }
 }
 

@@ -34,7 +34,7 @@ enum ResumeSignal<Input> {
     case value(Input)
     /// The `yield` throws this error.
     case error(any Error)
-    /// The `yield` throws the exit signal (`_RJCoroutineHost.takeExit()` makes it).
+    /// The `yield` throws the exit signal (`_RJCoroutineHost.takeExitError()` makes it).
     case close
     /// Only for a body suspended in `yieldAll` (Generator+Delegation.swift): the generator it
     /// delegates to was driven directly by the resumer and has completed.

@@ -150,7 +150,7 @@ struct GeneratorStateMachine {
         case .throwing(let error):
             return .resume(.error(error))
         case .returning(let value):
-            // The body's `yield` throws the exit signal carrying `value` (see `takeExit`).
+            // The body's `yield` throws the exit signal carrying `value` (see `takeExitValue`).
             with { $0.kept.pending = .returning(PendingReturn(value, type: Return.self)) }
             return .resume(.close)
         case .close:

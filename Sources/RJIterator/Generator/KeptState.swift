@@ -24,7 +24,7 @@ struct KeptState {
 @usableFromInline
 enum Pending {
     case none
-    /// The value of a `return(_:)` on its way to the suspended body's `yield` (see `takeExit`):
+    /// The value of a `return(_:)` on its way to the suspended body's `yield` (see `takeExitValue`):
     /// set by the resumer while the body is suspended, taken when it resumes.
     case returning(PendingReturn)
     /// An error a for-in in the running body could not throw (the generator it iterates threw):

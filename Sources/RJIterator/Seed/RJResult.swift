@@ -34,7 +34,8 @@ public struct RJResult {
 extension RJResult {
     /// The value as a `T`: the same as `value as? T`, and much cheaper when the value's type is
     /// exactly `T` (no dynamic cast: the seed's values are `Any?`, and a cast is most of what
-    /// reading one costs).
+    /// reading one costs). For an optional `T` it answers as a generic `as? T` does, which Swift
+    /// makes differ from a written-out `as? Int?` for a `nil` wrapped in `Any`.
     ///
     /// ```swift
     /// let r = RJResult(value: 42)
