@@ -9,7 +9,10 @@
  *
  * The header sits at the top of its own stack, so a coroutine costs no
  * malloc, and the page holding it is the page the first frames use: a
- * suspended generator that has not gone deep touches one or two pages.
+ * suspended generator that has not gone deep touches one or two pages. Its
+ * place in that page differs from stack to stack (its colour, rj_stack.c), so
+ * that the headers and top frames of many stacks do not all fall on the same
+ * cache sets.
  */
 #ifndef RJ_INTERNAL_H
 #define RJ_INTERNAL_H
@@ -114,8 +117,11 @@ struct rj_coro {
     unsigned char backend;
     unsigned char finished;
     unsigned char switches_inline;
-    unsigned char resident;    /* memory kept while pooled */
-    unsigned char uncounted;   /* a stack of the layer itself (run stacks, copiers): not in the statistics */
+    /* What every resume reads or writes is in the first two cache lines (the header is
+     * 64-byte aligned): the head above, the two words below, the exclusivity set and the
+     * task-local heads, the resumer. A chain of a thousand generators resumes each of them per
+     * value, so every line a resume touches is a line a long chain misses on. */
+    int last_thread;           /* the thread id of its last resume, for dumps (rj_inspect.c) */
     /* Swift runtime state saved per coroutine: the exclusivity access set
      * (two words, the layout swift_task_enter/exitThreadLocalContext use). */
     uintptr_t exclusivity[2];
@@ -123,9 +129,9 @@ struct rj_coro {
      * the top and bottom of its own chain while suspended, and the resumer's
      * head during a resume. */
     void *tl_head;
-    void *tl_bottom;
     void *tl_resumer_head;
     rj_coro *resumer;          /* coroutine current when this one was resumed */
+    void *tl_bottom;
     rj_coro_entry entry;
     void *arg;
     /* Stack. */
@@ -137,7 +143,8 @@ struct rj_coro {
     unsigned char shared;      /* 1: a shared-stack coroutine (rj_shared.c) */
     unsigned char fresh;       /* shared, never run: its first frame is written at copy-in */
     unsigned char size_given;  /* made with a stack size of its own (not the default): what the overflow message offers */
-    int last_thread;           /* the thread id of its last resume, for dumps (rj_inspect.c) */
+    unsigned char resident;    /* memory kept while pooled */
+    unsigned char uncounted;   /* a stack of the layer itself (run stacks, copiers): not in the statistics */
     rj_coro *callee;           /* the coroutine this one is resuming now, or NULL (rj_shared.c) */
     union {
         struct {               /* a stack of its own (rj_stack.c) */
@@ -188,6 +195,7 @@ _Static_assert(offsetof(struct rj_coro, id) == offsetof(rj_coro_head, id), "rj_c
 _Static_assert(offsetof(struct rj_coro, backend) == offsetof(rj_coro_head, backend), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, finished) == offsetof(rj_coro_head, finished), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, switches_inline) == offsetof(rj_coro_head, switches_inline), "rj_coro_head layout");
+_Static_assert(offsetof(struct rj_coro, resumer) + sizeof(void *) <= 128, "a resume's fields in the first two lines");
 
 /* rj_shared.c */
 RJ_HIDDEN rj_coro *rj_shared_create(rj_coro_entry entry, void *arg);
