@@ -85,9 +85,10 @@ static rj_backend rj_cfg_backend = RJ_HAVE_FAST ? RJ_BACKEND_FAST : RJ_BACKEND_U
 
 int rj_fast_backend_available(void) { return RJ_HAVE_FAST; }
 int rj_switches_inline_by_default(void) {
-    /* Shared-stack coroutines switch through rj_shared.c, never inline. */
-    return RJ_HAVE_INLINE_SWITCH && !RJ_ASAN && !RJ_TSAN && rj_default_backend() == RJ_BACKEND_FAST &&
-           rj_default_stack_mode() == RJ_STACK_DEDICATED;
+    /* Shared-stack coroutines too (RJ_SHARED_INLINE: the same conditions, the fast backend
+     * being theirs whatever the default). */
+    if (rj_default_stack_mode() == RJ_STACK_SHARED) return RJ_SHARED_INLINE;
+    return RJ_HAVE_INLINE_SWITCH && !RJ_ASAN && !RJ_TSAN && rj_default_backend() == RJ_BACKEND_FAST;
 }
 rj_backend rj_default_backend(void) { return __atomic_load_n(&rj_cfg_backend, __ATOMIC_RELAXED); }
 void rj_set_default_backend(rj_backend backend) {
@@ -297,10 +298,11 @@ int rj_coro_did_return(rj_coro *c) {
 }
 
 int rj_coro_resume(rj_coro *c) {
-    rj_before_resume(c);
+    /* The same bookkeeping as the inline switch's halves, their leaf fast paths included. */
+    rj_coro_will_resume(c);
     if (c->shared) {
         rj_shared_switch_in(c);
-        return rj_after_resume(c);
+        return rj_coro_did_return(c);
     }
 #if RJ_HAVE_INLINE_SWITCH
     if (c->switches_inline) {
@@ -319,7 +321,7 @@ int rj_coro_resume(rj_coro *c) {
         }
         rj_tools_back_from(c);
     }
-    return rj_after_resume(c);
+    return rj_coro_did_return(c);
 }
 
 void rj_coro_suspend(rj_coro *c) {

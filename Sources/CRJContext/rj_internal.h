@@ -200,6 +200,12 @@ _Static_assert(offsetof(struct rj_coro, resumer) + sizeof(void *) <= 128, "a res
 /* rj_shared.c */
 RJ_HIDDEN rj_coro *rj_shared_create(rj_coro_entry entry, void *arg);
 RJ_HIDDEN void rj_shared_destroy(rj_coro *c);
+/* 1 where shared coroutines switch inline (rj_shared.c). */
+#if RJ_HAVE_FAST && RJ_HAVE_INLINE_SWITCH && !RJ_ASAN && !RJ_TSAN
+#  define RJ_SHARED_INLINE 1
+#else
+#  define RJ_SHARED_INLINE 0
+#endif
 RJ_HIDDEN void rj_shared_switch_in(rj_coro *c);
 /* For a dump: keeps c's run stack from changing hands while its frames are
  * read (1), or says it could not within a moment (0). */

@@ -35,6 +35,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The switch every shared coroutine and the copier use. Both sides of a switch must use the
+ * same one (a frame saved by one cannot be restored by the other), so it is chosen per build:
+ * the inline switch where generators have it (the Swift layer then switches a shared
+ * coroutine inline too, between rj_shared_will_resume and rj_shared_did_return, and
+ * rj_shared_will_suspend), the out-of-line one in sanitized builds, whose fiber calls sit
+ * beside it. A coroutine's switches_inline says which format its saved frame has (rj_frame.c,
+ * rj_inspect.c): 2 for a shared one that switches inline. */
+#if RJ_SHARED_INLINE
+#  define rj_shared_switch(from, to) rj_switch_inline((from), (to))
+#else
+#  define rj_shared_switch(from, to) rj_switch((from), (to))
+#endif
+
 #define RJ_MAX_RUN_STACKS 256u
 #define RJ_COPIER_STACK (64u * 1024u)
 
@@ -168,9 +181,15 @@ static void rj_rec_thread_ended(void *value) {
 
 static void rj_rec_make_key(void) { pthread_key_create(&rj_rec_key, rj_rec_thread_ended); }
 
-static rj_thread_rec *rj_me(void) {
+static __attribute__((noinline)) rj_thread_rec *rj_me_first(void);
+/* This thread's record: a thread-local read, but for the thread's first time. */
+static inline __attribute__((always_inline)) rj_thread_rec *rj_me(void) {
     rj_thread_rec *rec = rj_me_rec;
-    if (rec) return rec;
+    return __builtin_expect(rec != NULL, 1) ? rec : rj_me_first();
+}
+
+static rj_thread_rec *rj_me_first(void) {
+    rj_thread_rec *rec;
     pthread_once(&rj_rec_once, rj_rec_make_key);
     rj_spin_lock(&rj_free_recs_lock);
     rec = rj_free_recs;
@@ -276,11 +295,17 @@ static void rj_run_wait(struct rj_run_stack *r, rj_thread_rec *me) {
     __atomic_store_n(&me->waiting_for, NULL, __ATOMIC_RELEASE);
 }
 
-static void rj_run_take(struct rj_run_stack *r, rj_thread_rec *me) {
+static void rj_run_take_other(struct rj_run_stack *r, rj_thread_rec *me);
+/* Takes r for this thread's chain: a count when the chain is on it already. */
+static inline __attribute__((always_inline)) void rj_run_take(struct rj_run_stack *r, rj_thread_rec *me) {
     if (__atomic_load_n(&r->holder, __ATOMIC_RELAXED) == me) {
         r->depth++;
         return;
     }
+    rj_run_take_other(r, me);
+}
+
+static __attribute__((noinline)) void rj_run_take_other(struct rj_run_stack *r, rj_thread_rec *me) {
     /* A dump waiting for this run stack goes first: it holds none, so this wait ends. */
     while (__atomic_load_n(&r->dump_waiting, __ATOMIC_ACQUIRE)) sched_yield();
     rj_thread_rec *none = NULL;
@@ -290,7 +315,7 @@ static void rj_run_take(struct rj_run_stack *r, rj_thread_rec *me) {
     me->held++;
 }
 
-static void rj_run_give(struct rj_run_stack *r, rj_thread_rec *me) {
+static inline __attribute__((always_inline)) void rj_run_give(struct rj_run_stack *r, rj_thread_rec *me) {
     if (--r->depth == 0) {
         me->held--;
         __atomic_store_n(&r->holder, NULL, __ATOMIC_RELEASE);
@@ -388,9 +413,12 @@ static void rj_restore(rj_coro *c) {
 }
 
 /* Makes room on c's run stack and puts c there, from a stack other than it. */
-static void rj_bring_in(rj_coro *c) {
+static void rj_bring_in_other(rj_coro *c);
+static inline __attribute__((always_inline)) void rj_bring_in(rj_coro *c) {
+    if (c->run->occupant != c) rj_bring_in_other(c);
+}
+static __attribute__((noinline)) void rj_bring_in_other(rj_coro *c) {
     struct rj_run_stack *r = c->run;
-    if (r->occupant == c) return;
     if (r->occupant) rj_save(r->occupant, rj_parked_sp(r->occupant));
     rj_restore(c);
 }
@@ -427,7 +455,7 @@ static void rj_copier_main(void *arg) {
 #if RJ_TSAN
         __tsan_switch_to_fiber(me->target_fiber, 0);
 #endif
-        rj_switch(&self->sp, *me->target);
+        rj_shared_switch(&self->sp, *me->target);
 #if RJ_ASAN
         __sanitizer_finish_switch_fiber(self->asan_fake, NULL, NULL);
 #endif
@@ -449,7 +477,7 @@ static rj_coro *rj_copier(rj_thread_rec *me) {
         k->entry = rj_copier_main;
         k->arg = me;
         k->backend = RJ_BACKEND_FAST;
-        k->switches_inline = 0;
+        k->switches_inline = RJ_SHARED_INLINE;
         rj_prepare_fast(k);
         rj_tools_created(k);
         me->copier = k;
@@ -469,7 +497,7 @@ static void rj_enter_copier(rj_thread_rec *me, void **from_sp, void **my_fake) {
 #if RJ_TSAN
     __tsan_switch_to_fiber(copier->tsan_fiber, 0);
 #endif
-    rj_switch(from_sp, copier->sp);
+    rj_shared_switch(from_sp, copier->sp);
 }
 #endif
 
@@ -486,7 +514,7 @@ rj_coro *rj_shared_create(rj_coro_entry entry, void *arg) {
     c->shared = 1;
     c->fresh = 1;
     c->backend = RJ_BACKEND_FAST;
-    c->switches_inline = 0;
+    c->switches_inline = RJ_SHARED_INLINE ? 2 : 0;
     c->entry = entry;
     c->arg = arg;
     c->requested_size = rj_default_stack_size();
@@ -556,12 +584,49 @@ void rj_shared_switch_in(rj_coro *c) {
     } else {
         rj_bring_in(c);
         rj_tools_leave_for(c);
-        rj_switch(&c->caller_sp, c->sp);
+        rj_shared_switch(&c->caller_sp, c->sp);
         rj_tools_back_from(c);
     }
     if (a) a->callee = NULL;
     rj_run_give(r, me);
 }
+
+#if RJ_SHARED_INLINE
+/* The inline switch's halves for a shared coroutine (CRJContext.h): what rj_coro_resume and
+ * rj_shared_switch_in do before and after the switch, for the common case, where no frames
+ * move through the copier; 0 from the first half means "not this case, nothing done": the
+ * caller takes rj_coro_resume. */
+int rj_shared_will_resume(rj_coro *c) {
+    struct rj_run_stack *r = c->run;
+    rj_coro *a = rj_current;
+    /* The first resume picks a run stack; a resumer on c's run stack means the copier, unless
+     * c's frames are there already (this thread holds r then: a runs on it). */
+    if (!r || (a && a->shared && a->run == r && r->occupant != c)) return 0;
+    rj_coro_will_resume(c);
+    rj_run_take(r, rj_me());
+    if (a) a->callee = c;
+    rj_bring_in(c);
+    return 1;
+}
+
+int rj_shared_did_return(rj_coro *c) {
+    rj_coro *a = c->resumer;
+    if (a) a->callee = NULL;
+    rj_run_give(c->run, rj_me());
+    return rj_coro_did_return(c);
+}
+
+/* The body's half: 1 when its resumer's frames are in place (brought back here if they were
+ * on another run stack), 0 when they come back through the copier (rj_coro_suspend). */
+int rj_shared_will_suspend(rj_coro *c) {
+    rj_coro *a = c->resumer;
+    if (a && a->shared && a->run->occupant != a) {
+        if (a->run == c->run) return 0;
+        rj_bring_in(a);
+    }
+    return 1;
+}
+#endif
 
 /* The suspend (or end) of a shared coroutine: back to its resumer, whose frames go back on
  * their run stack first if they are away. */
@@ -589,12 +654,22 @@ void rj_shared_switch_out(rj_coro *c) {
         rj_bring_in(a);
     }
     rj_tools_leave_to_resumer(c);
-    rj_switch(&c->sp, c->caller_sp);
+    rj_shared_switch(&c->sp, c->caller_sp);
     rj_tools_arrived(c);
 }
 #else
 void rj_shared_switch_in(rj_coro *c) { (void)c; rj_fatal("RJIterator: internal error: a shared coroutine without the fast backend"); }
 void rj_shared_switch_out(rj_coro *c) { (void)c; rj_fatal("RJIterator: internal error: a shared coroutine without the fast backend"); }
+#endif
+
+#if !RJ_SHARED_INLINE
+/* No shared coroutine switches inline in this build (its switches_inline is never 2). */
+int rj_shared_will_resume(rj_coro *c) { (void)c; return 0; }
+int rj_shared_did_return(rj_coro *c) {
+    (void)c;
+    rj_fatal("RJIterator: internal error: a shared coroutine's inline half in a build without them");
+}
+int rj_shared_will_suspend(rj_coro *c) { (void)c; return 0; }
 #endif
 
 int rj_coro_is_shared(const rj_coro *c) { return c->shared; }

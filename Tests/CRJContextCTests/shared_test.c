@@ -46,6 +46,16 @@ typedef struct chain_link {
     volatile long frame_mark;
 } chain_link;
 
+/* 1: the chain switches as the Swift layer does, through rj_coro_resume_inline and
+ * rj_coro_suspend_inline (the shared-stack halves around an inline switch, falling back to
+ * rj_coro_resume and rj_coro_suspend where the copier moves frames); 0: through those two. */
+static int chain_inline;
+static int chain_resume(rj_coro *c) { return chain_inline ? rj_coro_resume_inline(c) : rj_coro_resume(c); }
+static void chain_suspend(rj_coro *c) {
+    if (chain_inline) rj_coro_suspend_inline(c);
+    else rj_coro_suspend(c);
+}
+
 static void chain_entry(void *arg) {
     chain_link *l = arg;
     volatile long mine[64];
@@ -56,14 +66,14 @@ static void chain_entry(void *arg) {
             long got = 0;
             l->next->outbox = &got;
             l->next->outbox_owner = l->self;
-            rj_coro_resume(l->next->self);
+            chain_resume(l->next->self);
             value = got + 1;
         }
         *(long *)rj_coro_locate(l->outbox_owner, l->outbox) = value;
         long intact = 1;
         for (int i = 0; i < 64; i++) intact &= mine[i] == (long)(uintptr_t)l + i;
         l->frame_mark = intact;
-        rj_coro_suspend(l->self);
+        chain_suspend(l->self);
     }
 }
 
@@ -81,11 +91,12 @@ static void shared_chain(size_t run_stacks) {
         long got = 0;
         links[0].outbox = &got;
         links[0].outbox_owner = NULL;
-        rj_coro_resume(links[0].self);
+        chain_resume(links[0].self);
         ok &= got == D;
         for (int i = 0; i < D; i++) ok &= links[i].frame_mark == 1;
     }
-    CHECK(ok, "a chain of %d shared coroutines on %zu run stacks hands each value up intact", D, run_stacks);
+    CHECK(ok, "a chain of %d shared coroutines on %zu run stacks hands each value up intact (%s)", D, run_stacks,
+          chain_inline ? "inline halves" : "rj_coro_resume");
     trips = rj_stats_shared_copier_trips() - trips;
     if (run_stacks == 1) {
         CHECK(trips == (size_t)ROUNDS * (D - 1) * 2, "one run stack: every link's resume and return go through the "
@@ -95,15 +106,18 @@ static void shared_chain(size_t run_stacks) {
               run_stacks, trips);
     }
     for (int i = 0; i < D; i++) {
-        rj_coro_resume(links[i].self); /* runs off its end: finished */
+        chain_resume(links[i].self); /* runs off its end: finished */
         CHECK(rj_coro_is_finished(links[i].self), "link %d finished", i);
     }
     for (int i = 0; i < D; i++) rj_coro_destroy(links[i].self);
 }
 
 static void test_shared_chain(void) {
-    shared_chain(1);
-    shared_chain(3);
+    for (chain_inline = 0; chain_inline < 2; chain_inline++) {
+        shared_chain(1);
+        shared_chain(3);
+    }
+    chain_inline = 0;
     CHECK(rj_set_shared_run_stack_count(2) == 0, "back to two run stacks: %s", rj_last_error());
 }
 
@@ -256,6 +270,9 @@ static void test_shared(void) {
     long seen = 0;
     while (!rj_coro_resume(c.self)) seen += c.value;
     CHECK(seen == 0 + 1 + 2 && c.value == -1, "a shared coroutine counts (%ld)", seen);
+    CHECK(rj_coro_switches_inline(c.self) == (rj_switches_inline_by_default() ? 2 : 0),
+          "a shared coroutine switches inline with the shared halves where the build has the inline switch (%d)",
+          rj_coro_switches_inline(c.self));
     CHECK(rj_coro_saved_bytes(c.self) < 1024, "a shallow one keeps %zu bytes", rj_coro_saved_bytes(c.self));
     rj_coro_destroy(c.self);
     rj_coro *alive = rj_coro_create_shared(count_entry, &c);

@@ -306,7 +306,17 @@ void rj_switch(void *_Nullable *_Nonnull from_sp, void *_Nonnull to_sp);
 void rj_coro_will_resume(rj_coro *_Nonnull c);
 int rj_coro_did_return(rj_coro *_Nonnull c);
 
-/* 1 if c switches with the inline switch. */
+/* The same halves for a shared-stack coroutine (rj_shared.c): the first also takes c's run
+ * stack and puts c's frames on it, and returns 0, having done nothing, when the switch has to
+ * go through the copier (its resumer runs on the same run stack); then the caller takes
+ * rj_coro_resume. rj_shared_will_suspend is the body's side: 0 when its resumer's frames come
+ * back through the copier (rj_coro_suspend), 1 when they are in place. */
+int rj_shared_will_resume(rj_coro *_Nonnull c);
+int rj_shared_did_return(rj_coro *_Nonnull c);
+int rj_shared_will_suspend(rj_coro *_Nonnull c);
+
+/* How c switches: 0 through rj_coro_resume / rj_coro_suspend only; 1 inline; 2 inline with
+ * the shared-stack halves around the switch (a shared-stack coroutine). */
 static inline int rj_coro_switches_inline(const rj_coro *_Nonnull c) {
     return ((const rj_coro_head *)(const void *)c)->switches_inline;
 }
@@ -314,11 +324,17 @@ static inline int rj_coro_switches_inline(const rj_coro *_Nonnull c) {
 /* rj_coro_resume with the switch inline in the caller where c allows it. */
 static inline __attribute__((always_inline)) int rj_coro_resume_inline(rj_coro *_Nonnull c) {
 #if RJ_HAVE_INLINE_SWITCH
-    if (rj_coro_switches_inline(c)) {
+    int how = rj_coro_switches_inline(c);
+    if (__builtin_expect(how == 1, 1)) {
         rj_coro_head *h = (rj_coro_head *)(void *)c;
         rj_coro_will_resume(c);
         rj_switch_inline(&h->caller_sp, h->sp);
         return rj_coro_did_return(c);
+    }
+    if (how == 2 && rj_shared_will_resume(c)) {
+        rj_coro_head *h = (rj_coro_head *)(void *)c;
+        rj_switch_inline(&h->caller_sp, h->sp);
+        return rj_shared_did_return(c);
     }
 #endif
     return rj_coro_resume(c);
@@ -327,7 +343,8 @@ static inline __attribute__((always_inline)) int rj_coro_resume_inline(rj_coro *
 /* rj_coro_suspend with the switch inline in the caller where c allows it. */
 static inline __attribute__((always_inline)) void rj_coro_suspend_inline(rj_coro *_Nonnull c) {
 #if RJ_HAVE_INLINE_SWITCH
-    if (rj_coro_switches_inline(c)) {
+    int how = rj_coro_switches_inline(c);
+    if (__builtin_expect(how == 1, 1) || (how == 2 && rj_shared_will_suspend(c))) {
         rj_coro_head *h = (rj_coro_head *)(void *)c;
         rj_switch_inline(&h->sp, h->caller_sp);
         return;
@@ -346,9 +363,9 @@ void rj_set_default_backend(rj_backend backend);
 const char *_Nonnull rj_backend_name(rj_backend backend);
 /* 1 if the fast backend is compiled in on this architecture. */
 int rj_fast_backend_available(void);
-/* 1 if coroutines created now switch with the inline switch (the default
- * backend is the fast one, the default stack mode dedicated, and the build has
- * no sanitizer). */
+/* 1 if coroutines created now switch with the inline switch (the build has no
+ * sanitizer, and the default backend is the fast one or the default stack mode
+ * shared, which always uses it). */
 int rj_switches_inline_by_default(void);
 
 /* Default usable stack size (256 KiB unless changed). Setting a size that
