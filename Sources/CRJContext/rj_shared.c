@@ -95,7 +95,7 @@ static void rj_spin_unlock(int *word) { __atomic_store_n(word, 0, __ATOMIC_RELEA
 /* ---- Configuration and statistics ---------------------------------------- */
 
 static unsigned rj_cfg_run_stacks = 16;
-static int rj_cfg_stack_mode = RJ_STACK_DEDICATED;
+static int rj_cfg_stack_mode = -1; /* -1 until the environment is read (below) or a mode is set */
 int rj_shared_in_use;
 static struct rj_run_stack rj_runs[RJ_MAX_RUN_STACKS];
 static unsigned rj_runs_made;      /* atomic: how many of rj_runs are ready */
@@ -105,19 +105,22 @@ static size_t rj_saved_bytes;      /* atomic: bytes their saved blocks hold */
 static size_t rj_copier_trips;     /* atomic: switches that went through a copier */
 
 /* RJ_STACK_MODE=shared in the environment makes shared the default from the start: how CI
- * runs the whole suite in both modes. Read once, at the first question. */
-static pthread_once_t rj_mode_once = PTHREAD_ONCE_INIT;
-static void rj_read_mode_env(void) {
+ * runs the whole suite in both modes. Read at the first question, unless a mode was set before
+ * it: every generator's creation asks, so the answer after that is one load (no
+ * pthread_once). Threads asking at once all read the same environment; the first store wins. */
+static __attribute__((noinline)) rj_stack_mode rj_read_mode_env(void) {
     const char *env = getenv("RJ_STACK_MODE");
-    if (env && strcmp(env, "shared") == 0 && RJ_HAVE_FAST) __atomic_store_n(&rj_cfg_stack_mode, RJ_STACK_SHARED, __ATOMIC_RELAXED);
+    int mode = env && strcmp(env, "shared") == 0 && RJ_HAVE_FAST ? RJ_STACK_SHARED : RJ_STACK_DEDICATED;
+    int unknown = -1;
+    __atomic_compare_exchange_n(&rj_cfg_stack_mode, &unknown, mode, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return (rj_stack_mode)__atomic_load_n(&rj_cfg_stack_mode, __ATOMIC_RELAXED);
 }
 rj_stack_mode rj_default_stack_mode(void) {
-    pthread_once(&rj_mode_once, rj_read_mode_env);
-    return (rj_stack_mode)__atomic_load_n(&rj_cfg_stack_mode, __ATOMIC_RELAXED);
+    int mode = __atomic_load_n(&rj_cfg_stack_mode, __ATOMIC_RELAXED);
+    return __builtin_expect(mode >= 0, 1) ? (rj_stack_mode)mode : rj_read_mode_env();
 }
 void rj_set_default_stack_mode(rj_stack_mode mode) {
     if (mode != RJ_STACK_DEDICATED && mode != RJ_STACK_SHARED) return;
-    pthread_once(&rj_mode_once, rj_read_mode_env);
     __atomic_store_n(&rj_cfg_stack_mode, (int)mode, __ATOMIC_RELAXED);
 }
 int rj_shared_stacks_available(void) { return RJ_HAVE_FAST; }
