@@ -20,8 +20,8 @@ public enum RJRuntime {
     /// Whether the assembly backend is compiled into this build.
     public static var fastBackendAvailable: Bool { rj_fast_backend_available() != 0 }
 
-    /// Whether generators made now switch with the inline switch: the fast backend in a build
-    /// without a sanitizer. Such a switch leaves the floating-point control state (rounding
+    /// Whether generators made now switch with the inline switch: the fast backend (or shared
+    /// stacks, which always use it) in a build without a sanitizer. Such a switch leaves the floating-point control state (rounding
     /// mode, exception masks) to the thread: a body restores what it changes before it yields
     /// (docs/context-switching.md).
     ///
