@@ -219,17 +219,38 @@ final class Bench {
 }
 
 /// Picks `n` so that `body(n)` takes about `sampleNs`.
+///
+/// A first guess comes from the first call that takes over a twentieth of `sampleNs`; one
+/// call at the guessed batch then checks it, and the batch grows if that call was much
+/// shorter. Without the check, a first call that paid a one-time cost (a queue's thread woken
+/// from sleep, a lazy setup, `perf` starting) made the batch far too small: 1,037 awaits
+/// instead of about 150,000 for `rj_await` of completed work, whose every sample also pays an
+/// `rj_async` body's start on another queue and a semaphore (25-170 us here), and runs on a
+/// thread just woken: 250-340 ns an await instead of 100-190 (docs/lab, "rj_await's slow
+/// processes, found"). A call before the guess takes the first-call costs out of it.
 func calibrate(_ body: (Int) -> Void, sampleNs: Double = 20_000_000) -> Int {
+    body(64)
     var n = 64
     while true {
         let t0 = now()
         body(n)
         let dt = Double(now() - t0)
         if dt > sampleNs / 20 || n >= 1 << 26 {
-            return Swift.max(1, Int(Double(n) * sampleNs / Swift.max(dt, 1)))
+            let guess = Swift.max(1, Int(Double(n) * sampleNs / Swift.max(dt, 1)))
+            return checked(guess, body, sampleNs: sampleNs)
         }
         n *= 4
     }
+}
+
+/// `guess` grown if a call at `guess` takes under half of `sampleNs` (never shrunk: a slow
+/// call is what the first guess may have caught, not what the check should undo).
+private func checked(_ guess: Int, _ body: (Int) -> Void, sampleNs: Double) -> Int {
+    let t0 = now()
+    body(guess)
+    let dt = Double(now() - t0)
+    guard dt < sampleNs / 2, guess < 1 << 26 else { return guess }
+    return Swift.min(1 << 26, Int(Double(guess) * sampleNs / Swift.max(dt, 1)))
 }
 
 func format(_ v: Double, unit: String) -> String {
@@ -341,7 +362,7 @@ func printJSON(_ rows: [Row], _ ratios: [Ratio], meta: [(String, JSON)]) {
             .object([
                 ("group", .string(r.group)), ("name", .string(r.name)), ("unit", .string(r.unit)),
                 ("median", .num(r.median)), ("min", .num(r.min)), ("max", .num(r.max)),
-                ("samples", .number(Double(r.samples.count))), ("note", .string(r.note)),
+                ("samples", .number(Double(r.samples.count))), ("batch", r.body == nil ? .null : .number(Double(r.batch))), ("note", .string(r.note)),
             ])
         })),
         ("targets", .array(ratios.map { q in
