@@ -66,7 +66,7 @@ bench.measure([switches.rawFast, switches.rawInline, switches.rawInlineFPU, swit
                switches.rjIteratorNext, switches.anyEchoNext, lifecycle.createRunRelease, lifecycle.allocationsOnly,
                peers.v8Create, peers.pythonCreate,
                asyncRows.awaitCompleted, asyncRows.awaitFulfilled, asyncRows.generatorNextInBody, asyncRows.asyncStream, asyncRows.checkedContinuation,
-               asyncGenerators.noAwait, asyncGenerators.throwingStream, asyncGenerators.roundTrip, switches.semaphores])
+               asyncGenerators.noAwait, asyncGenerators.inActor, asyncGenerators.throwingStream, asyncGenerators.roundTrip, switches.semaphores])
 switches.finish()
 bench.measure([lifecycle.createSuspendedRelease, lifecycle.createNoPool, lifecycle.waves]
               + (RJRuntime.sharedStacksAvailable ? [lifecycle.createRunReleaseShared, lifecycle.createSuspendedReleaseShared] : []))

@@ -110,6 +110,21 @@ case "async-for-await":
         done.signal()
     }
     done.wait()
+case "async-for-await-main":
+    // The same element from main-actor top-level code: the loop's own hop back to the main
+    // actor after each element is in the count (the compiler's, not the library's).
+    let values = AsyncGenerator<Int, Void, Void> { y in
+        var i = 0
+        while true { try y.yield(i); i &+= 1 }
+    }
+    var sum = 0
+    var seen = 0
+    for try await v in values {
+        sum &+= v
+        seen += 1
+        if seen == n { break }
+    }
+    blackHole(sum)
 case "allocations-alone":
     // What create + run + release cannot go below: the same two allocations (the object, the
     // body's closure context capturing `i`), made and freed, with no coroutine.

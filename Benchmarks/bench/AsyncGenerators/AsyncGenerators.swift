@@ -28,6 +28,16 @@ struct AsyncGeneratorRows {
             blackHole(sum)
         }
     }
+    /// The loop in an actor's method: the isolated caller the main-actor target is
+    /// about (the main actor itself cannot run here: the benchmark's main thread waits). Each
+    /// element pays the loop's own executor check after its `await` (the compiler's).
+    let inActor = Row(AsyncGeneratorRows.group, "the same, the loop in an actor's method",
+                      note: "an isolated caller: the main actor's case") { n in
+        loopInActor(n)
+    }
+    nonisolated private static func loopInActor(_ n: Int) {
+        inTask { try await ElementLoop().sum(n) }
+    }
     let throwingStream = Row(AsyncGeneratorRows.group, "AsyncThrowingStream: per element", note: "unbounded buffer, producer and consumer tasks") { n in
         inTask {
             let (stream, continuation) = AsyncThrowingStream<Int, any Error>.makeStream(bufferingPolicy: .unbounded)
@@ -134,11 +144,22 @@ extension AsyncGeneratorRows {
         bench.ratio("AsyncGenerator element (no await) / AsyncStream element", noAwait, over: a.asyncStream, target: 0.1)
         bench.ratio("AsyncGenerator element (no await) / AsyncThrowingStream element", noAwait, over: throwingStream, target: 0.1)
         bench.ratio("AsyncGenerator element (no await) / Generator.next", noAwait, over: s.generatorNext, target: 3.0)
+        bench.ratio("the same, the loop in an actor / Generator.next", inActor, over: s.generatorNext, target: 3.0)
         bench.ratio("AsyncGenerator element, one callback hop, buffered / AsyncStream fed by it", withHopBuffered,
                     over: streamWithHop, target: 1.0)
         bench.ratio("AsyncGenerator element, one callback hop, no buffer / a task awaiting the callback", withHop,
                     over: a.continuationHop, target: nil, "(information: each element waits for its request)")
         bench.ratio("await gen.next(v) / withCheckedContinuation", roundTrip, over: a.checkedContinuation, target: nil,
                     "(information)")
+    }
+}
+
+/// Iterates an async generator from isolated code (`inActor`).
+actor ElementLoop {
+    func sum(_ n: Int) async throws {
+        let gen = AsyncGenerator<Int, Void, Void> { y in for i in 0..<n { try y.yield(i) } }
+        var sum = 0
+        for try await x in gen { sum &+= x }
+        blackHole(sum)
     }
 }
