@@ -71,12 +71,12 @@ void rj_prepare_thread(void) {
  * the reverse. */
 int rj_exclusivity_fast_path(void) {
     if (!rj_thread_prepared) rj_prepare_thread();
-    return rj_excl_head != NULL;
+    return rj_excl_head != rj_excl_unknown;
 }
 
 int rj_task_locals_tracked(void) {
     if (!rj_thread_prepared) rj_prepare_thread();
-    return rj_tl_slot != NULL;
+    return rj_tl_slot != rj_tl_untracked;
 }
 
 /* ---- Configuration ------------------------------------------------------- */
@@ -275,10 +275,11 @@ static __attribute__((noinline)) void rj_will_resume_slow(rj_coro *c) { rj_befor
 static __attribute__((noinline)) int rj_did_return_slow(rj_coro *c) { return rj_after_resume(c); }
 
 void rj_coro_will_resume(rj_coro *c) {
-    void **head = rj_excl_head, **slot = rj_tl_slot;
-    /* head is NULL until rj_prepare_thread has run on this thread (or when the runtime's
-     * layout was not found, or RJ_EXCLUSIVITY_SLOW_PATH=1: the runtime is called every time). */
-    if (__builtin_expect(!head || *head || c->exclusivity[0] || c->tl_head || (slot && *slot) || c->finished, 0)) {
+    /* Until rj_prepare_thread has run on this thread (and when the runtime's layout was not
+     * found, or RJ_EXCLUSIVITY_SLOW_PATH=1: the runtime is called every time), the head points
+     * at a word that is never empty; the slot, where task-locals are not tracked, at one that
+     * is always empty (rj_swift_state.c). */
+    if (__builtin_expect(*rj_excl_head || c->exclusivity[0] || c->tl_head || *rj_tl_slot || c->finished, 0)) {
         rj_will_resume_slow(c);
         return;
     }
@@ -289,8 +290,7 @@ void rj_coro_will_resume(rj_coro *c) {
 }
 
 int rj_coro_did_return(rj_coro *c) {
-    void **head = rj_excl_head, **slot = rj_tl_slot;
-    if (__builtin_expect(!head || *head || c->exclusivity[0] || c->tl_resumer_head || (slot && *slot), 0))
+    if (__builtin_expect(*rj_excl_head || c->exclusivity[0] || c->tl_resumer_head || *rj_tl_slot, 0))
         return rj_did_return_slow(c);
     c->tl_head = NULL;
     rj_current = c->resumer;

@@ -59,8 +59,19 @@
 #  include <link.h>
 #endif
 
-RJ_TLS void **rj_excl_head;
-RJ_TLS void **rj_tl_slot;
+/* What the two thread-locals point at until a thread is prepared, and for good where the
+ * runtime's word was not found: never written (read-only memory, so a write would fault
+ * rather than be shared by threads). A word that is never empty sends every switch to the
+ * runtime (and, before preparation, to rj_prepare_thread); a word that is always empty means
+ * no task-local binding to carry. So the resume's fast test reads through both pointers
+ * without testing them first. */
+static void *const rj_excl_always_open = (void *)1;
+static void *const rj_tl_never_bound = NULL;
+RJ_HIDDEN void **const rj_excl_unknown = (void **)&rj_excl_always_open;
+RJ_HIDDEN void **const rj_tl_untracked = (void **)&rj_tl_never_bound;
+
+RJ_TLS void **rj_excl_head = (void **)&rj_excl_always_open;
+RJ_TLS void **rj_tl_slot = (void **)&rj_tl_never_bound;
 
 extern void swift_beginAccess(void *pointer, void *buffer, uintptr_t flags, void *pc) __attribute__((weak));
 extern void swift_endAccess(void *buffer) __attribute__((weak));

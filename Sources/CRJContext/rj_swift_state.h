@@ -21,39 +21,37 @@
 extern void swift_task_enterThreadLocalContext(char *state) __attribute__((weak));
 extern void swift_task_exitThreadLocalContext(char *state) __attribute__((weak));
 
-/* Where this thread's exclusivity access-set head lives, or NULL: call the runtime. */
+/* Where this thread's exclusivity access-set head lives; rj_excl_unknown (a word that is
+ * never empty) before the thread is prepared or where it was not found: call the runtime. */
 extern RJ_TLS void **rj_excl_head;
-/* Where this thread's task-local fallback storage pointer lives, or NULL: not tracked. */
+extern void **const rj_excl_unknown;
+/* Where this thread's task-local fallback storage pointer lives; rj_tl_untracked (a word that
+ * is always empty) where it is not tracked. Never NULL, either of them. */
 extern RJ_TLS void **rj_tl_slot;
+extern void **const rj_tl_untracked;
 
 RJ_HIDDEN void rj_task_locals_enter_slow(rj_coro *c, void **slot);
 RJ_HIDDEN void rj_task_locals_exit_slow(rj_coro *c, void **slot, void *head);
 
 static inline void rj_swift_state_enter(rj_coro *c) {
-    void **head = rj_excl_head;
-    if (!head || *head || c->exclusivity[0]) {
+    if (*rj_excl_head || c->exclusivity[0]) {
         if (swift_task_enterThreadLocalContext) swift_task_enterThreadLocalContext((char *)c->exclusivity);
     }
     void **slot = rj_tl_slot;
-    if (slot) {
-        void **storage = (void **)*slot;
-        c->tl_resumer_head = storage ? *storage : NULL;
-        if (c->tl_head) rj_task_locals_enter_slow(c, slot);
-    }
+    void **storage = (void **)*slot; /* NULL where untracked */
+    c->tl_resumer_head = storage ? *storage : NULL;
+    if (c->tl_head) rj_task_locals_enter_slow(c, slot);
 }
 
 static inline void rj_swift_state_exit(rj_coro *c) {
-    void **head = rj_excl_head;
-    if (!head || *head || c->exclusivity[0]) {
+    if (*rj_excl_head || c->exclusivity[0]) {
         if (swift_task_exitThreadLocalContext) swift_task_exitThreadLocalContext((char *)c->exclusivity);
     }
     void **slot = rj_tl_slot;
-    if (slot) {
-        void **storage = (void **)*slot;
-        void *now = storage ? *storage : NULL;
-        if (now != c->tl_resumer_head) rj_task_locals_exit_slow(c, slot, now);
-        else c->tl_head = NULL;
-    }
+    void **storage = (void **)*slot;
+    void *now = storage ? *storage : NULL;
+    if (now != c->tl_resumer_head) rj_task_locals_exit_slow(c, slot, now);
+    else c->tl_head = NULL;
 }
 
 #endif
