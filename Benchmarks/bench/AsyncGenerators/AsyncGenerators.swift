@@ -19,10 +19,15 @@ struct AsyncGeneratorRows {
         done.wait()
     }
 
+    /// The generator both element rows iterate: 0..<n, no await.
+    nonisolated static func counting(_ n: Int) -> AsyncGenerator<Int, Void, Void> {
+        AsyncGenerator<Int, Void, Void> { y in for i in 0..<n { try y.yield(i) } }
+    }
+
     let noAwait = Row(AsyncGeneratorRows.group, "AsyncGenerator: for try await, body without awaits",
                       note: "the body runs on the consumer's thread") { n in
         inTask {
-            let gen = AsyncGenerator<Int, Void, Void> { y in for i in 0..<n { try y.yield(i) } }
+            let gen = counting(n)
             var sum = 0
             for try await x in gen { sum &+= x }
             blackHole(sum)
@@ -36,7 +41,7 @@ struct AsyncGeneratorRows {
         loopInActor(n)
     }
     nonisolated private static func loopInActor(_ n: Int) {
-        inTask { try await ElementLoop().sum(n) }
+        inTask { try await ElementLoop().sum(counting(n)) }
     }
     let throwingStream = Row(AsyncGeneratorRows.group, "AsyncThrowingStream: per element", note: "unbounded buffer, producer and consumer tasks") { n in
         inTask {
@@ -156,8 +161,7 @@ extension AsyncGeneratorRows {
 
 /// Iterates an async generator from isolated code (`inActor`).
 actor ElementLoop {
-    func sum(_ n: Int) async throws {
-        let gen = AsyncGenerator<Int, Void, Void> { y in for i in 0..<n { try y.yield(i) } }
+    func sum(_ gen: AsyncGenerator<Int, Void, Void>) async throws {
         var sum = 0
         for try await x in gen { sum &+= x }
         blackHole(sum)
