@@ -327,18 +327,28 @@ case "async-release-cleanup-swallows":
     }
 case "callback-twice":
     // Each await's callback called three times: one report per await, naming its line.
+    // The second await's extra call comes after the body has gone on: the probe waits for it
+    // before exiting, or a slow run (a sanitizer's) ends before it is reported.
     let queue = DispatchQueue(label: "probe")
     let done = DispatchSemaphore(value: 0)
+    let lateCallsMade = DispatchSemaphore(value: 0)
     rj_async(on: queue) {
         let first = rj_await { callback in
             callback(1, nil)
             callback(2, nil)
             callback(3, nil)
         }
-        let second = rj_await { callback in DispatchQueue.global().async { callback(4, nil); callback(5, nil) } }
+        let second = rj_await { callback in
+            DispatchQueue.global().async {
+                callback(4, nil)
+                callback(5, nil)
+                lateCallsMade.signal()
+            }
+        }
         say("values \(first.value as? Int ?? -1) \(second.value as? Int ?? -1)")
     }.finally { done.signal() }
     done.wait()
+    lateCallsMade.wait()
 case "await-value-closure":
     // A trailing closure over a callback rj_await's task form cannot take reaches value:.
     let done = DispatchSemaphore(value: 0)
