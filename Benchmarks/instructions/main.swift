@@ -26,6 +26,14 @@ nonisolated(unsafe) var kept: AnyObject?
     blackHole(sum)
 }
 
+/// The async generator both element operations iterate: 0, 1, 2, ..., no await.
+func countingForever() -> AsyncGenerator<Int, Void, Void> {
+    AsyncGenerator<Int, Void, Void> { y in
+        var i = 0
+        while true { try y.yield(i); i &+= 1 }
+    }
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let n = Int(arguments[2]), n > 0 else {
     print("usage: rj-instructions <operation> <N> (operations: Benchmarks/instructions/count --help)")
@@ -92,10 +100,7 @@ case "send-pipeline":
 case "async-for-await":
     // One element of `for try await` over an AsyncGenerator whose body does not await, in a
     // detached task.
-    let values = AsyncGenerator<Int, Void, Void> { y in
-        var i = 0
-        while true { try y.yield(i); i &+= 1 }
-    }
+    let values = countingForever()
     let done = DispatchSemaphore(value: 0)
     let count = n
     Task.detached {
@@ -113,10 +118,7 @@ case "async-for-await":
 case "async-for-await-main":
     // The same element from main-actor top-level code: the loop's own hop back to the main
     // actor after each element is in the count (the compiler's, not the library's).
-    let values = AsyncGenerator<Int, Void, Void> { y in
-        var i = 0
-        while true { try y.yield(i); i &+= 1 }
-    }
+    let values = countingForever()
     var sum = 0
     var seen = 0
     for try await v in values {

@@ -223,11 +223,10 @@ final class Bench {
 /// A first guess comes from the first call that takes over a twentieth of `sampleNs`; one
 /// call at the guessed batch then checks it, and the batch grows if that call was much
 /// shorter. Without the check, a first call that paid a one-time cost (a queue's thread woken
-/// from sleep, a lazy setup, `perf` starting) made the batch far too small: 1,037 awaits
-/// instead of about 150,000 for `rj_await` of completed work, whose every sample also pays an
-/// `rj_async` body's start on another queue and a semaphore (25-170 us here), and runs on a
-/// thread just woken: 250-340 ns an await instead of 100-190 (docs/lab, "rj_await's slow
-/// processes, found"). A call before the guess takes the first-call costs out of it.
+/// from sleep, a lazy setup, `perf` starting) made the batch far too small, and a row whose
+/// every sample pays a fixed cost (an `rj_async` body started on another queue) slow in that
+/// process alone (the lab history: "rj_await's slow processes, found"). A call before the
+/// guess takes the first-call costs out of it.
 func calibrate(_ body: (Int) -> Void, sampleNs: Double = 20_000_000) -> Int {
     body(64)
     var n = 64

@@ -40,8 +40,7 @@ public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: Async
     /// `isolated`: both run on the caller's executor, but a function with an `isolated`
     /// parameter starts with a switch to that actor's executor, a call into the concurrency
     /// runtime (the executor looked up, compared, no switch) on every element even when the
-    /// caller is already there: from main-actor code, 616 instructions an element became 482
-    /// (docs/performance.md).
+    /// caller is already there (docs/performance.md has what it cost).
     ///
     /// ```swift
     /// var it = squares.makeAsyncIterator()
