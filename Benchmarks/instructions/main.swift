@@ -34,6 +34,32 @@ func countingForever() -> AsyncGenerator<Int, Void, Void> {
     }
 }
 
+/// An async generator that relays every value of `source`: pulling (`rj_awaitValue(nextOf:)`,
+/// then `yield`) or delegating (`yieldAll`).
+func relaying(_ source: AsyncGenerator<Int, Void, Void>, delegating: Bool) -> AsyncGenerator<Int, Void, Void> {
+    if delegating { return AsyncGenerator<Int, Void, Void> { y in try y.yieldAll(source) } }
+    return AsyncGenerator<Int, Void, Void> { y in
+        while case .yielded(let v) = try rj_awaitValue(nextOf: source) { try y.yield(v) }
+    }
+}
+
+/// `n` elements of `for try await` over `values`, in a detached task.
+func readInTask(_ values: AsyncGenerator<Int, Void, Void>, _ n: Int) {
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        var sum = 0
+        var seen = 0
+        for try await v in values {
+            sum &+= v
+            seen += 1
+            if seen == n { break }
+        }
+        blackHole(sum)
+        done.signal()
+    }
+    done.wait()
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let n = Int(arguments[2]), n > 0 else {
     print("usage: rj-instructions <operation> <N> (operations: Benchmarks/instructions/count --help)")
@@ -100,21 +126,17 @@ case "send-pipeline":
 case "async-for-await":
     // One element of `for try await` over an AsyncGenerator whose body does not await, in a
     // detached task.
-    let values = countingForever()
-    let done = DispatchSemaphore(value: 0)
-    let count = n
-    Task.detached {
-        var sum = 0
-        var seen = 0
-        for try await v in values {
-            sum &+= v
-            seen += 1
-            if seen == count { break }
-        }
-        blackHole(sum)
-        done.signal()
-    }
-    done.wait()
+    readInTask(countingForever(), n)
+case "async-relay-pull":
+    // The same element read through one relaying async generator whose body pulls
+    // (`rj_awaitValue(nextOf:)`) and yields: the element plus one relay level.
+    readInTask(relaying(countingForever(), delegating: false), n)
+case "async-relay-delegate":
+    // The same through one level that delegates (`yieldAll`).
+    readInTask(relaying(countingForever(), delegating: true), n)
+case "async-relay-pull-2":
+    // Two pulling levels.
+    readInTask(relaying(relaying(countingForever(), delegating: false), delegating: false), n)
 case "async-for-await-main":
     // The same element from main-actor top-level code: the loop's own hop back to the main
     // actor after each element is in the count (the compiler's, not the library's).

@@ -16,13 +16,13 @@ import Darwin
 /// object it guards (inline on Linux; one allocation of its own with the portable lock, see
 /// below), waiters sleep in the kernel instead of spinning, and ThreadSanitizer understands it.
 ///
-/// On Linux it is the toolchain's `Synchronization.Mutex` (a futex word, inline); on Apple
-/// platforms, which the package supports from macOS 13 / iOS 16 while `Synchronization` needs
-/// macOS 15 / iOS 18, and in a Linux build with `-Xswiftc -DRJ_NO_SYNCHRONIZATION` (CI runs
-/// the suite that way), a `pthread_mutex_t` of its own (one allocation, since a stored
-/// property has no address Swift guarantees). Plus what those lack here:
-/// - **ThreadSanitizer annotations.** TSan does not see `Mutex`'s futex word on Linux, so it
-///   reported every field a `Mutex` guards as racing. Each acquisition is followed by
+/// On Linux it is a futex word, inline (`RJLockWord`, RJMutex.swift: one compare-exchange to
+/// take it, one exchange to let it go); on Apple platforms, which the package supports from
+/// macOS 13 / iOS 16 while `Synchronization` needs macOS 15 / iOS 18, and in a Linux build with
+/// `-Xswiftc -DRJ_NO_SYNCHRONIZATION` (CI runs the suite that way), a `pthread_mutex_t` of its
+/// own (one allocation, since a stored property has no address Swift guarantees). Plus:
+/// - **ThreadSanitizer annotations.** TSan does not see a futex word, so it would report
+///   every field the lock guards as racing. Each acquisition is followed by
 ///   `__tsan_acquire` and each release preceded by `__tsan_release` on the lock's address;
 ///   without TSan's runtime in the process these are a load and a predicted branch.
 /// - **Recursion where the semantics need it.** `RJLock(recursive: true)` may be taken again
@@ -40,7 +40,7 @@ import Darwin
 /// ```
 public struct RJLock: ~Copyable, @unchecked Sendable {
     #if !RJ_NO_SYNCHRONIZATION
-    @usableFromInline let mutex = Mutex<Void>(())
+    @usableFromInline let word = RJLockWord()
     #else
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     #endif
@@ -105,12 +105,14 @@ public struct RJLock: ~Copyable, @unchecked Sendable {
     @inlinable @inline(__always)
     borrowing func locked<T>(_ body: () throws -> T) rethrows -> T {
         #if !RJ_NO_SYNCHRONIZATION
-        try withUnsafePointer(to: mutex) { address in
-            try mutex.withLock { _ in
-                rj_tsan_acquire(address)
-                defer { rj_tsan_release(address) }
-                return try body()
+        try withUnsafePointer(to: word) { address in
+            word.lock()
+            rj_tsan_acquire(address)
+            defer {
+                rj_tsan_release(address)
+                word.unlock()
             }
+            return try body()
         }
         #else
         // ThreadSanitizer understands pthread mutexes itself.

@@ -71,6 +71,19 @@ static inline uint64_t rj_atomic_fetch_add(uint64_t *word, uint64_t delta) {
     return __atomic_fetch_add(word, delta, __ATOMIC_SEQ_CST);
 }
 
+/* The slow halves of RJLocks' lock word on Linux (RJLock.swift: Drepper's "Futexes are
+ * tricky", mutex 3): 0 unlocked, 1 locked, 2 locked with waiters. The fast halves, one
+ * compare-exchange to lock and one exchange to unlock, are inline Swift atomics; these run only
+ * when the lock is taken (a short spin, then sleep in the kernel) or has waiters (wake one).
+ * Elsewhere (Apple platforms) the lock is a pthread mutex and these are never called. */
+void rj_lock_word_wait(uint32_t *word);
+void rj_lock_word_wake(uint32_t *word);
+
+/* The futex calls themselves, for RJLocks' hinted mutex (RJHintedMutex.swift), whose word
+ * carries more than the lock: sleep while `*word == expected`; wake one sleeper. */
+void rj_futex_wait(uint32_t *word, uint32_t expected);
+void rj_futex_wake(uint32_t *word);
+
 #ifdef __cplusplus
 }
 #endif

@@ -104,51 +104,35 @@ public func rj_async(file: StaticString = #fileID, line: UInt = #line,
 /// its `finally` handlers.
 /// Thread-safe: every member may be called from any thread.
 public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
-    private let lock = RJLock()
-    // Guarded by `lock`, which already makes every access exclusive: no dynamic check.
-    @exclusivity(unchecked) private var core: Generator<UInt64, RJResult, Void>?
-    /// The generation of the await the body is suspended in, if it is.
-    @exclusivity(unchecked) private var pendingAwait: UInt64?
-    @exclusivity(unchecked) private var handlers: [@Sendable () -> Void] = []
-    @exclusivity(unchecked) private var waiters: [CheckedContinuation<Void, any Error>] = []
-    @exclusivity(unchecked) private var thrown: (any Error)?
-    @exclusivity(unchecked) private var finished = false
+    /// Everything that changes, under one lock.
+    private let state: RJMutex<RJAsyncTaskState>
 
-    /// The body and `finally` handlers run on `queue` (``_RJAwaitHost/queue``); `cancelled`
-    /// is written holding `lock` (ordered with `pendingAwait`).
+    /// The body and `finally` handlers run on `queue` (``_RJAwaitHost/queue``).
     init(queue: DispatchQueue, file: StaticString, line: UInt, body: @escaping @Sendable () throws -> Void) {
         let core = Generator<UInt64, RJResult, Void>(checkedStackSize: 0, kind: .rjAsync, file: file, line: line) { _ in
             try body()
         }
-        self.core = core
+        state = RJMutex(RJAsyncTaskState(core: core))
         super.init(queue: queue)
         adopt(core)
     }
 
-    /// Resumes the body on its queue with an await's result. Made once per task. Unowned: a
-    /// body suspended in an await holds its task itself (`suspend` retains it for as long as
-    /// the body waits), so the task lives exactly as long as the await can still complete.
-    private lazy var resumer: @Sendable (UncheckedBox<RJResult>) -> Void = { [unowned self] box in
-        queue.async { self.step(box.value) }
-    }
-
     final func start() {
-        queue.async { self.step(RJResult()) }
+        queue.async { self.step(afterAwait: false) }
     }
 
-    /// Runs the body (on `queue`) until its next `rj_await` or its end.
-    private func step(_ input: consuming RJResult) {
-        var input = input
+    /// Runs the body (on `queue`) until its next `rj_await` or its end; `afterAwait`: resumed
+    /// from an await, whose result is in the await state.
+    private func step(afterAwait: Bool) {
+        var afterAwait = afterAwait
         // An await that completed while the body was suspending resumes it here, on the
         // body's queue already: no hop through the queue.
         while true {
-            let found: Generator<UInt64, RJResult, Void>? = lock.withLock {
-                pendingAwait = nil
-                // Cancelled before it ever ran: the body never starts.
-                if cancelled.load(ordering: .relaxed), self.core?.state == .created { return nil }
-                return self.core
+            // Cancelled before it ever ran: the body never starts.
+            let (found, input) = state.withLock { state in
+                (state.coreToRun(), afterAwait ? state.awaits.takeResumed() : RJResult())
             }
-            guard let core = consume found else { return finish() }
+            guard let core = found else { return finish() }
             let step: GeneratorStep<UInt64, Void>
             do {
                 step = try core.next(input)
@@ -164,33 +148,21 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
                 _ = consume core
                 return finish()
             case .yielded(let generation):
-                let cancelledMeanwhile = lock.withLock { () -> Bool in
-                    pendingAwait = generation
-                    return cancelled.load(ordering: .relaxed)
+                switch state.withLock({ $0.awaits.bodySuspended(generation) }) {
+                case .wait: return
+                case .resumeNow: afterAwait = true
                 }
-                if cancelledMeanwhile { awaits.cancel(generation, with: cancellationError) }
-                guard awaits.arm(generation, resumer) else { return }
-                input = awaits.takeResult()
             }
         }
     }
 
     private func finish(throwing error: (any Error)? = nil) {
-        // The body has ended: no await will use it, and it refers back to the slot.
-        awaits.spareToken = nil
-        let (toRun, toResume, ended): ([@Sendable () -> Void], [CheckedContinuation<Void, any Error>], Generator<UInt64, RJResult, Void>?) = lock.withLock {
-            finished = true
-            thrown = error
-            defer {
-                handlers = []
-                waiters = []
-            }
-            return (handlers, waiters, core.take())
-        }
+        let (toRun, toResume, ended, spare) = state.withLock { $0.finish(throwing: error) }
         // Released outside the lock (the body's captures are released with it, and their
         // deinits may call into this task) and before the handlers: when `finally` runs, the
-        // body's stack is back in the pool.
+        // body's stack is back in the pool. The spare callback token refers back to the task.
         _ = consume ended
+        _ = consume spare
         for handler in toRun { handler() }
         for waiter in toResume {
             if let error { waiter.resume(throwing: error) } else { waiter.resume() }
@@ -207,9 +179,9 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     /// ```
     @discardableResult @_disfavoredOverload
     public final func finally(_ handler: @escaping @Sendable () -> Void) -> RJAsyncTask {
-        let runNow = lock.withLock { () -> Bool in
-            if finished { return true }
-            handlers.append(handler)
+        let runNow = state.withLock { state -> Bool in
+            if state.finished { return true }
+            state.handlers.append(handler)
             return false
         }
         if runNow { queue.async(execute: handler) }
@@ -240,7 +212,7 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     /// ```swift
     /// if let error = task.error { print(error) }
     /// ```
-    public final var error: (any Error)? { lock.withLock { thrown } }
+    public final var error: (any Error)? { state.withLock { $0.thrown } }
 
     /// Cancels the task: the pending `rj_await`, and every later one, returns
     /// `CancellationError` at once, and the work behind the pending await is told where
@@ -252,19 +224,17 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     /// task.cancel()
     /// ```
     public final func cancel() {
-        let pending = lock.withLock { () -> UInt64? in
-            cancelled.store(true, ordering: .releasing)
-            return pendingAwait
-        }
-        if let pending { awaits.cancel(pending, with: cancellationError) }
+        let cancellation = state.withLock { $0.awaits.cancel() }
+        cancellation.stop?()
+        if cancellation.resume { resumeAfterAwait() }
     }
 
     /// Whether the body has ended (or was cancelled before it started) and the `finally`
     /// handlers have been started.
-    public final var isFinished: Bool { lock.withLock { finished } }
+    public final var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Whether the body has not started yet (and the task was not cancelled before it did).
-    final var isWaitingToStart: Bool { lock.withLock { !finished && core?.state == .created } }
+    final var isWaitingToStart: Bool { state.withLock { !$0.finished && $0.core?.state == .created } }
 
     /// Waits, from Swift concurrency, until the body has ended and its `finally` handlers
     /// were started; throws what the body threw.
@@ -274,44 +244,78 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     /// ```
     public final func wait() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let outcome = lock.withLock { () -> Result<Void, any Error>? in
-                guard finished else {
-                    waiters.append(continuation)
+            let outcome = state.withLock { state -> Result<Void, any Error>? in
+                guard state.finished else {
+                    state.waiters.append(continuation)
                     return nil
                 }
-                if let thrown { return .failure(thrown) }
+                if let thrown = state.thrown { return .failure(thrown) }
                 return .success(())
             }
             if let outcome { continuation.resume(with: outcome) }
         }
     }
 
-    // MARK: rj_await's side
+    // MARK: The await host's part
 
     /// The generator the body runs on, until it has ended.
-    final var currentCore: _RJCoroutineHost? { lock.withLock { core } }
+    final var currentCore: _RJCoroutineHost? { state.withLock { $0.core } }
 
-    override final func suspend(awaiting generation: UInt64) -> RJResult {
-        if awaits.hasEarlyResult(generation) {
-            wait.ended()
-            return awaits.takeResult()
+    override final func withAwaits(_ body: (inout AwaitState) -> Void) {
+        state.withLock { body(&$0.awaits) }
+    }
+
+    /// A completed await resumes the body on the task's queue.
+    override final func resumeAfterAwait() {
+        queue.async { self.step(afterAwait: true) }
+    }
+
+    override final func switchOut(awaiting generation: UInt64) -> RJResult {
+        guard let core = state.withLock({ $0.core }) else {
+            return RJResult(value: nil, error: CancellationError(), done: false)
         }
-        wait.began()
-        defer { wait.ended() }
-        guard let core = lock.withLock({ self.core }) else {
-            return RJResult(value: nil, error: cancellationError, done: false)
-        }
-        // While the body waits nothing else may hold the task (its caller may have let it go):
-        // this frame keeps it, and the generator and stack it owns, alive until the resume.
-        let keptAlive = Unmanaged.passRetained(self)
-        defer { keptAlive.release() }
         // `current` found this task through the running coroutine, which is the body's.
         switch core.suspend(rj_coro_current().unsafelyUnwrapped, yielding: generation, resumedWith: RJResult.self) {
         case .value(let result): return result
         case .error(let error): return RJResult(value: nil, error: error, done: false)
-        case .close: return RJResult(value: nil, error: cancellationError, done: false)
-        case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached rj_await")
+        case .close: return RJResult(value: nil, error: CancellationError(), done: false)
         }
+    }
+}
+
+/// An `rj_async` task's state: its awaits, its body until it ends, and what waits for the end.
+private struct RJAsyncTaskState {
+    var awaits = AwaitState()
+    /// The body's generator, until the body has ended.
+    var core: Generator<UInt64, RJResult, Void>?
+    var handlers: [@Sendable () -> Void] = []
+    var waiters: [CheckedContinuation<Void, any Error>] = []
+    var thrown: (any Error)?
+    var finished = false
+
+    init(core: Generator<UInt64, RJResult, Void>) {
+        self.core = core
+    }
+
+    /// The generator to run the body on; nil when the task was cancelled before the body
+    /// started (it never starts).
+    func coreToRun() -> Generator<UInt64, RJResult, Void>? {
+        if awaits.cancelled, core?.state == .created { return nil }
+        return core
+    }
+
+    /// The body has ended (or will never start): what to run and resume, and what to release
+    /// outside the lock.
+    mutating func finish(throwing error: (any Error)?)
+        -> ([@Sendable () -> Void], [CheckedContinuation<Void, any Error>], Generator<UInt64, RJResult, Void>?, CallbackToken?)
+    {
+        finished = true
+        thrown = error
+        defer {
+            handlers = []
+            waiters = []
+        }
+        return (handlers, waiters, core.take(), awaits.bodyEnded())
     }
 }
 

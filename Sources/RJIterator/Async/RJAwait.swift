@@ -24,33 +24,73 @@ import RJPromises
 /// }
 /// ```
 public func rj_await(_ task: (@escaping RJAsyncCallback) -> Void, file: StaticString = #fileID, line: UInt = #line) -> RJResult {
-    // Unretained: the running body's task is alive (its driver holds it while the body runs,
+    // Unretained: the running body's host is alive (its driver holds it while the body runs,
     // and `suspend` holds it while the body waits). Every retain here is an atomic operation
     // on the path of an await that completes at once.
     guard let current = _RJAwaitHost.currentUnretained else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     return current._withUnsafeGuaranteedRef { current in
-        if current.isCancelled { return RJResult(value: nil, error: current.cancellationError) }
-        current.wait.note(.callback)
-        let generation = current.awaits.begin()
-        start(task, completing: current.awaits, generation, site: AwaitSite(file: file, line: line))
-        return current.suspend(awaiting: generation)
+        awaitCallback(task, in: current, as: .callback, site: AwaitSite(file: file, line: line))
     }
 }
 
-/// Hands `task` a callback whose only reference to the slot is the token, so that the token
-/// (and the "dropped" completion) dies with the callback. A token the work did not keep is
-/// kept for the next await.
-private func start(_ task: (@escaping RJAsyncCallback) -> Void, completing slot: AwaitSlot, _ generation: UInt64,
-                   site: AwaitSite) {
+/// An await of a callback in the body of `host`, reported to dumps as `kind`: begins the
+/// await, hands `task` a callback whose only reference to the host is its token (so the token,
+/// and the "dropped" completion, die with the callback), and suspends until the callback (or a
+/// timeout, or cancellation) completes it. A token the work did not keep serves the next await.
+/// `started`: called with the await's generation before the work starts (a timeout's timer).
+private func awaitCallback(_ task: (@escaping RJAsyncCallback) -> Void, in host: _RJAwaitHost, as kind: AwaitKind,
+                           count: Int = 0, timeout: Double? = nil, site: AwaitSite,
+                           started: (UInt64) -> Void = { _ in }) -> RJResult {
+    guard var begun = host.beginAwait(kind, count: count, timeout: timeout) else {
+        return RJResult(value: nil, error: CancellationError())
+    }
+    let generation = begun.generation
+    started(generation)
+    // Taken out of `begun`: this frame lasts as long as the wait, and must not hold the token.
+    let (spareAgain, settled) = start(task, in: host, generation, reusing: begun.spare.take(), site: site)
+    switch settled {
+    case .waits:
+        return host.suspend(awaiting: generation, keeping: spareAgain)
+    case .calledBack(let token):
+        return host.suspend(awaiting: generation, keeping: spareAgain, completedByBody: true) { token.takeBodyResult() }
+    case .dropped:
+        return host.suspend(awaiting: generation, keeping: spareAgain, completedByBody: true) {
+            RJResult(value: nil, error: RJAsyncError.callbackDropped, done: false)
+        }
+    }
+}
+
+/// How the work left an await's callback when its closure returned.
+private enum Settled {
+    /// Not called: the body waits for it.
+    case waits
+    /// Called inside the closure, on the body's thread: the token holds the result.
+    case calledBack(CallbackToken)
+    /// Released uncalled.
+    case dropped
+}
+
+/// Hands `task` the callback of await `generation`, whose context is a token (`spare`, reused,
+/// or a new one); returns the token if the work kept no reference to it (it can serve the next
+/// await), and the result if the work completed the await inside its closure (called the
+/// callback, or dropped it uncalled). Its own frame: the body must not hold the token while it
+/// waits, or a callback the work releases uncalled would never complete the await.
+private func start(_ task: (@escaping RJAsyncCallback) -> Void, in host: _RJAwaitHost, _ generation: UInt64,
+                   reusing spare: consuming CallbackToken?, site: AwaitSite) -> (CallbackToken?, Settled) {
     var token: CallbackToken
-    if let spare = slot.spareToken.take() {
-        spare.reuse(for: generation, site: site)
-        token = spare
+    // Taken: no other reference may stay here, or `settle` could not find the token unique.
+    if let reused = spare.take() {
+        reused.reuse(for: generation, site: site)
+        token = reused
     } else {
-        token = CallbackToken(slot, generation, site: site)
+        token = CallbackToken(host, generation, site: site)
     }
     hand(token, to: task)
-    if CallbackToken.settle(&token) { slot.spareToken = consume token }
+    let called = token.calledOnBody
+    let (isSpare, dropped) = CallbackToken.settle(&token)
+    if dropped { return (token, .dropped) }
+    if called { return (isSpare ? token : nil, .calledBack(token)) }
+    return (isSpare ? token : nil, .waits)
 }
 
 /// Calls `task` with a callback whose context is `token`; the callback is released on return.
@@ -95,19 +135,20 @@ enum AwaitingTaskState {
 @usableFromInline
 func awaitingTaskState() -> AwaitingTaskState {
     guard let current = _RJAwaitHost.currentUnretained else { return .none }
-    return current._withUnsafeGuaranteedRef { $0.isCancelled ? .cancelled($0.cancellationError) : .running }
+    return current._withUnsafeGuaranteedRef { $0.isCancelled ? .cancelled(CancellationError()) : .running }
 }
 
 /// `rj_await(promise)` of a pending promise: suspends until it settles.
 @usableFromInline
 func awaitPending<T>(_ promise: Promise<T>) -> RJResult {
     guard let current = _RJAwaitHost.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
-    current.wait.note(.promise)
-    let slot = current.awaits
-    let generation = slot.begin()
-    slot.setOnCancel({ promise.cancel() }, for: generation)
-    promise.whenSettled { result in slot.complete(RJResult(result), for: generation) }
-    return current.suspend(awaiting: generation)
+    guard let (generation, spare) = current.beginAwait(.promise) else {
+        promise.cancel()
+        return RJResult(value: nil, error: CancellationError())
+    }
+    current.setStop({ promise.cancel() }, for: generation)
+    promise.whenSettled { result in current.completeAwait(RJResult(result), for: generation) }
+    return current.suspend(awaiting: generation, keeping: spare)
 }
 
 /// A plain value comes straight back as the result's value, without suspending, as in the
@@ -150,16 +191,12 @@ private func isFunction(_ value: Any) -> Bool {
 public func rj_await(_ task: (@escaping RJAsyncCallback) -> Void, timeout: Double, file: StaticString = #fileID,
                      line: UInt = #line) -> RJResult {
     guard let current = _RJAwaitHost.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
-    if current.isCancelled { return RJResult(value: nil, error: current.cancellationError) }
-    current.wait.note(.timeout, timeout: timeout)
-    let slot = current.awaits
-    let generation = slot.begin()
-    // Ignored once the await completed another way: the generation has moved on.
-    current.queue.asyncAfter(deadline: .now() + max(0, timeout)) {
-        slot.complete(RJResult(value: nil, error: RJAsyncError.timedOut), for: generation)
+    return awaitCallback(task, in: current, as: .timeout, timeout: timeout, site: AwaitSite(file: file, line: line)) { generation in
+        // Ignored once the await completed another way: the generation has moved on.
+        current.queue.asyncAfter(deadline: .now() + max(0, timeout)) {
+            current.completeAwait(RJResult(value: nil, error: RJAsyncError.timedOut), for: generation)
+        }
     }
-    start(task, completing: slot, generation, site: AwaitSite(file: file, line: line))
-    return current.suspend(awaiting: generation)
 }
 
 /// Waits for all `tasks`, started together, and returns their results in order.
@@ -169,9 +206,7 @@ public func rj_await(_ task: (@escaping RJAsyncCallback) -> Void, timeout: Doubl
 /// ```
 public func rj_await(all tasks: [RJAsyncClosure], file: StaticString = #fileID, line: UInt = #line) -> [RJResult] {
     if tasks.isEmpty { return [] }
-    let host = _RJAwaitHost.current
-    host?.wait.note(.all, count: tasks.count)
-    defer { host?.wait.ended() }
+    guard let host = _RJAwaitHost.current else { return tasks.map { _ in RJResult(value: nil, error: RJAsyncError.notInAsync) } }
     let results = Collector(count: tasks.count, site: AwaitSite(file: file, line: line))
     let combined: RJAsyncClosure = { callback in
         for (index, task) in tasks.enumerated() {
@@ -180,7 +215,7 @@ public func rj_await(all tasks: [RJAsyncClosure], file: StaticString = #fileID, 
             }
         }
     }
-    let outcome = rj_await(combined, file: file, line: line)
+    let outcome = awaitCallback(combined, in: host, as: .all, count: tasks.count, site: AwaitSite(file: file, line: line))
     if let error = outcome.error { return tasks.map { _ in RJResult(value: nil, error: error) } }
     return results.all
 }
@@ -197,9 +232,7 @@ public func rj_await(firstOf tasks: [RJAsyncClosure], file: StaticString = #file
     -> (index: Int?, result: RJResult)
 {
     if tasks.isEmpty { return (nil, RJResult(value: nil, error: RJAsyncError.noTasks)) }
-    let host = _RJAwaitHost.current
-    host?.wait.note(.firstOf, count: tasks.count)
-    defer { host?.wait.ended() }
+    guard let host = _RJAwaitHost.current else { return (nil, RJResult(value: nil, error: RJAsyncError.notInAsync)) }
     let winner = Collector(count: tasks.count, site: AwaitSite(file: file, line: line))
     let combined: RJAsyncClosure = { callback in
         for (index, task) in tasks.enumerated() {
@@ -208,7 +241,7 @@ public func rj_await(firstOf tasks: [RJAsyncClosure], file: StaticString = #file
             }
         }
     }
-    let outcome = rj_await(combined, file: file, line: line)
+    let outcome = awaitCallback(combined, in: host, as: .firstOf, count: tasks.count, site: AwaitSite(file: file, line: line))
     if let error = outcome.error { return (nil, RJResult(value: nil, error: error)) }
     return (winner.firstIndex, winner.all[0])
 }
@@ -348,19 +381,16 @@ public func rj_awaitValue<T>(_ task: (@escaping @Sendable (T) -> Void) -> Void,
 /// ```
 public func rj_awaitValue<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
     guard let current = _RJAwaitHost.current else { throw RJAsyncError.notInAsync }
-    if current.isCancelled { throw current.cancellationError }
-    current.wait.note(.asyncFunction)
-    let slot = current.awaits
-    let generation = slot.begin()
+    guard let (generation, spare) = current.beginAwait(.asyncFunction) else { throw CancellationError() }
     let swiftTask = Task {
         do {
-            slot.complete(RJResult(value: try await operation(), error: nil), for: generation)
+            current.completeAwait(RJResult(value: try await operation(), error: nil), for: generation)
         } catch {
-            slot.complete(RJResult(value: nil, error: error), for: generation)
+            current.completeAwait(RJResult(value: nil, error: error), for: generation)
         }
     }
-    slot.setOnCancel({ swiftTask.cancel() }, for: generation)
-    let result = current.suspend(awaiting: generation)
+    current.setStop({ swiftTask.cancel() }, for: generation)
+    let result = current.suspend(awaiting: generation, keeping: spare)
     withExtendedLifetime(swiftTask) {}
     return try result.typedValue(as: T.self)
 }

@@ -1,53 +1,70 @@
-// Consuming an async generator from an `rj_async` body or another async generator's body: each
-// step is an `rj_await`, with no Swift task in between.
+import RJLocks
 
-extension AsyncGenerator {
+// Consuming an async generator from an `rj_async` body or another async generator's body: each
+// step is an `rj_await`, with no Swift task in between. Inlinable, so that a relay (a body
+// that pulls from one generator and yields to the next) runs code specialised for its types:
+// the per-value path looks no type metadata up.
+
+extension AsyncGeneratorStorage {
     /// Performs `operation` as an await of the body running on this thread: served right
     /// here when nothing else is in progress (the generator's body runs on its own stack, as a
     /// generator a body runs does), otherwise queued; the awaiting body suspends until the
-    /// answer, which resumes it on its own queue.
-    @usableFromInline
-    func awaitStep(_ operation: GeneratorOperation<Input, Return>) throws -> GeneratorStep<Element, Return> {
-        guard let current = _RJAwaitHost.current else { throw RJAsyncError.notInAsync }
-        if current === self {
-            // Its own request would wait behind the one it is serving, forever.
-            throw GeneratorError.alreadyRunning
-        }
-        if current.isCancelled { throw current.cancellationError }
-        if bufferCapacity > 0 {
-            // Through the buffer, as every request of a buffered generator: values in order.
-            switch startBuffered(operation) {
+    /// answer, which resumes it as any await's completion does.
+    @inlinable
+    func awaitStep(_ operation: Operation) throws -> Step {
+        guard let current = _RJAwaitHost.currentUnretained else { throw RJAsyncError.notInAsync }
+        return try current._withUnsafeGuaranteedRef { current in
+            if current === self {
+                // Its own request would wait behind the one it is serving, forever.
+                throw GeneratorError.alreadyRunning
+            }
+            // A cancelled body starts nothing (its own cancellation, not this generator's).
+            if current.isCancelled { throw CancellationError() }
+            switch serveCaller(operation) {
             case .answered(let result): return try result.get()
-            case .waits(let request): return try wait(for: request, in: current)
+            case .pending(let request): return try awaitAnswer(of: request, in: current)
+            case .later, .cancelled: return try awaitQueued(operation, in: current)
             }
         }
-        if machine.beginServingIfIdle() {
-            switch serve(operation) {
-            case .answered(let result):
-                finishRequest()
-                return try result.get()
-            case .awaiting(let generation):
-                let request = AsyncRequest(operation)
-                if let result = arm(request, awaiting: generation) { drive(request, .awaited(result))?.give() }
-                return try wait(for: request, in: current)
-            }
-        }
-        let request = AsyncRequest(operation)
-        submit(request)
-        return try wait(for: request, in: current)
+    }
+
+    /// `operation` could not be served at once: it waits its turn as a request, and the body
+    /// of `current` waits for its answer.
+    @inlinable
+    func awaitQueued(_ operation: Operation, in current: _RJAwaitHost) throws -> Step {
+        let request = AsyncRequest(operation, isNext: operation.isNext)
+        let start = state.withLock { $0.requestArrives(request) }
+        carryOut(start, for: request)
+        return try awaitAnswer(of: request, in: current)
     }
 
     /// Suspends the body of `current` in an await until `request` is answered; cancelling
-    /// `current` cancels the request.
-    private func wait(for request: AsyncRequest, in current: _RJAwaitHost) throws -> GeneratorStep<Element, Return> {
-        let slot = current.awaits
-        let generation = slot.begin()
-        slot.setOnCancel({ self.cancel(request) }, for: generation)
-        request.onAnswer { slot.complete(RJResult(), for: generation) }
-        let awaited = current.suspend(awaiting: generation)
+    /// `current` cancels the request (the rule for a cancelled reader, as for a Swift task).
+    @inlinable
+    func awaitAnswer(of request: AsyncRequest, in current: _RJAwaitHost) throws -> Step {
+        if let kept = keptAnswer(of: request) { return try kept.get() }
+        guard let (generation, spare) = current.beginAwait(.nextStep) else {
+            cancel(request)
+            throw CancellationError()
+        }
+        current.setStop({ self.cancel(request) }, for: generation)
+        let answeredMeanwhile = state.withLock { _ -> Bool in
+            if request.answer != nil { return true }
+            request.waiter = .callback({ current.completeAwait(RJResult(), for: generation) })
+            return false
+        }
+        if answeredMeanwhile { current.completeAwait(RJResult(), for: generation) }
+        let awaited = current.suspend(awaiting: generation, keeping: spare)
         if let error = awaited.error { throw error }
-        guard let answer = request.result(GeneratorStep<Element, Return>.self) else { throw current.cancellationError }
-        return try answer.get()
+        return try keptAnswer(of: request).unsafelyUnwrapped.get()
+    }
+}
+
+extension AsyncGenerator {
+    /// The body running on this thread awaits `operation`'s step (AsyncGeneratorStorage).
+    @inlinable
+    func awaitStep(_ operation: GeneratorOperation<Input, Return>) throws -> GeneratorStep<Element, Return> {
+        try storage.awaitStep(operation)
     }
 }
 
@@ -65,6 +82,7 @@ extension AsyncGenerator {
 ///     }
 /// }
 /// ```
+@inlinable
 public func rj_await<Element, Return>(nextOf generator: AsyncGenerator<Element, Void, Return>) -> RJResult {
     rj_await(nextOf: generator, sending: ())
 }
@@ -75,6 +93,7 @@ public func rj_await<Element, Return>(nextOf generator: AsyncGenerator<Element, 
 /// ```swift
 /// let r = rj_await(nextOf: averager, sending: 10.0)
 /// ```
+@inlinable
 public func rj_await<Element, Input, Return>(nextOf generator: AsyncGenerator<Element, Input, Return>, sending input: Input) -> RJResult {
     do {
         switch try generator.awaitStep(.next(input)) {
@@ -92,6 +111,7 @@ public func rj_await<Element, Input, Return>(nextOf generator: AsyncGenerator<El
 /// ```swift
 /// while case .yielded(let item) = try rj_awaitValue(nextOf: items) { print(item) }
 /// ```
+@inlinable
 public func rj_awaitValue<Element, Return>(nextOf generator: AsyncGenerator<Element, Void, Return>) throws
     -> GeneratorStep<Element, Return>
 {
@@ -103,6 +123,7 @@ public func rj_awaitValue<Element, Return>(nextOf generator: AsyncGenerator<Elem
 /// ```swift
 /// let step = try rj_awaitValue(nextOf: averager, sending: 10.0)
 /// ```
+@inlinable
 public func rj_awaitValue<Element, Input, Return>(nextOf generator: AsyncGenerator<Element, Input, Return>, sending input: Input)
     throws -> GeneratorStep<Element, Return>
 {

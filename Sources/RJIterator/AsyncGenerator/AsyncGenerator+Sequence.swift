@@ -1,6 +1,8 @@
 /// `for try await x in generator`: an async generator whose `Input` is `Void` is an
-/// `AsyncSequence` of its elements. Iteration ends when the body returns; an error of the body
-/// is thrown to the loop; cancelling the loop's task stops the body (its cleanups run).
+/// `AsyncSequence` of its elements. Iteration ends when the body returns, or when another
+/// reader's cancellation ended the generator; an error of the body is thrown to the loop;
+/// cancelling the loop's task stops the body (its cleanups run) and the loop throws
+/// `CancellationError`.
 ///
 /// ```swift
 /// let squares = AsyncGenerator<Int, Void, Void> { y in for i in 1...3 { try y.yield(i * i) } }
@@ -14,7 +16,8 @@ extension AsyncGenerator: AsyncSequence where Input == Void {
 }
 
 /// The iterator of an ``AsyncGenerator`` with `Input == Void`; iterating it advances the
-/// generator. After the end, or after an error, it gives `nil`.
+/// generator. After the end, or after an error, it gives `nil`; a generator another reader's
+/// cancellation ended (``GeneratorError/closed``) is an end.
 ///
 /// ```swift
 /// var it = squares.makeAsyncIterator()
@@ -49,21 +52,25 @@ public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: Async
     @inlinable
     nonisolated(nonsending) public mutating func next(isolation actor: (any Actor)?) async throws -> Element? {
         if finished { return nil }
-        let attempt = generator.attemptOutOfLine(.next(()))
+        let attempt = generator.storage.attemptOutOfLine(.next(()))
         if case .answered(.success(.yielded(let value))) = attempt { return value }
         return try await nextLater(attempt)
     }
 
     /// The rest of `next` when the body did not just yield: it ended, threw, or awaits.
     @inlinable @inline(never)
-    nonisolated(nonsending) mutating func nextLater(_ attempt: AsyncGenerator<Element, Void, Return>.Attempt) async throws -> Element? {
+    nonisolated(nonsending) mutating func nextLater(_ attempt: AsyncGeneratorStorage<Element, Void, Return>.Attempt) async throws -> Element? {
         do {
-            switch try await generator.answerLater(.next(()), attempt) {
+            switch try await generator.storage.answerLater(.next(()), attempt) {
             case .yielded(let value): return value
             case .returned:
                 finished = true
                 return nil
             }
+        } catch GeneratorError.closed where generator.storage.endedByCancellation {
+            // Another reader's cancellation ended the generator: the end, for this reader.
+            finished = true
+            return nil
         } catch {
             finished = true
             throw error

@@ -1,5 +1,3 @@
-import RJLocks
-
 // What crosses an async generator's switches: what its body hands out (a value, or the await it
 // now waits in), what it is resumed with (an input, or its await's result), and how far one step
 // got. (AsyncGenerator.swift says which file holds what.)
@@ -13,8 +11,8 @@ enum AsyncEvent<Element> {
 }
 
 /// What an async generator's body is resumed with: a request's input at a `yield`, or the news
-/// that its await has a result (left in the generator's `awaitResult`: carried through the
-/// switch, an `RJResult` would make every resume copy this enum through value witnesses).
+/// that its await has a result (which the body takes from its await state: carried through the
+/// switch, an `RJResult` would make every resume copy this enum through its value witnesses).
 @usableFromInline
 enum AsyncResume<Input> {
     case input(Input)
@@ -24,8 +22,21 @@ enum AsyncResume<Input> {
 /// How far one step of the body got.
 @usableFromInline
 enum AsyncServed<Element, Return> {
-    /// The request is answered: the body yielded or ended.
-    case answered(Result<GeneratorStep<Element, Return>, any Error>)
-    /// The body waits in an await of this generation; the request is answered later.
+    /// The body yielded this value (it is suspended at that `yield`).
+    case yielded(Element)
+    /// The body ended: its outcome, as the request it served gets it.
+    case ended(Result<GeneratorStep<Element, Return>, any Error>)
+    /// The body waits in an await of this generation.
     case awaiting(UInt64)
+}
+
+/// What resumes an async generator's body for one step.
+@usableFromInline
+enum AsyncResumption<Input, Return> {
+    /// A request's operation (a `next` with its input, a `return`, a `throw`...).
+    case operation(GeneratorOperation<Input, Return>)
+    /// The await the body waits in has its result (in the await state).
+    case awaited
+    /// `CancellationError` at the body's `yield`: the generator is cancelled.
+    case cancellation
 }

@@ -1,305 +1,602 @@
 import RJLocks
 
-// The one owner of an async generator's request state (after swift-async-algorithms'
-// `MergeStateMachine`): who may run the body (the phase), the requests waiting their turn, the
-// one being served and the await it waits in, and, with a buffer, what the body produced ahead
-// and who waits for it. Its methods are the only transitions; each returns what the storage
-// (AsyncGenerator+Storage.swift, AsyncGenerator+Buffer.swift) must do.
+// The whole state of an async generator, as one value (after swift-async-algorithms'
+// `MergeStateMachine` and SwiftNIO's state machines): who runs the body and for whom (the
+// turn), who waits behind it, what the body produced ahead, how it ended, and its awaits
+// (`AwaitState`, the part every await host shares). The storage
+// (AsyncGeneratorStorage.swift) keeps it under its one lock; each event below is a mutating
+// method that returns what the storage must do, outside the lock. Nothing else writes it.
 //
-// The phase is an atomic word, so that a request that finds the generator idle takes it, and
-// gives it back, with a compare-exchange and no lock (the fast path of every `next` of a body
-// that does not await). Everything else is guarded by the generator's lock: the methods marked
-// "Under the lock" are called holding it.
+// The state is two values: where the body is (`Body`: fresh, suspended at a `yield`, running a
+// turn, ended) and what waits for it (`Queue`: nothing, the requests and cancellations behind
+// the turn, or the values it produced ahead). `Body` holds no reference, so the fast path
+// (suspended -> running a caller's turn -> suspended) reads and writes a few trivial words; the
+// queues are touched only when something waits. What each event does:
 //
-//   phase            a request ...
-//   idle             takes `busy` and serves itself, on its own thread
-//   busy             queues, phase `busyWithWaiters`
-//   busyWithWaiters  queues
-//   completed        is answered from the body's kept outcome
+//   body, queue              a caller or request comes      the turn's body yields v          ... ends
+//   fresh                    turn for it                     -                                 -
+//   suspended                turn for it                     -                                 -
+//   suspended, ahead(vs)     next: takes vs.first*           -                                 -
+//                            return/throw: drops vs, turn
+//   running(t)               waits behind t                  v to t's requester, or kept**     ended; the
+//   running(t), waiters      waits behind the others         v to t's, then the head waiter    waiters get
+//   running(t), ahead(vs)    next: takes vs.first            kept**                            the outcome
+//                            return/throw: drops vs, waits
+//   ended(e), ahead(vs)?     next: takes vs.first, or the kept outcome (e: how it ended)
 //
-// The answer order (`settle`): a request's answer goes out before any request queued behind it
-// is served; when the body ends, its answer goes out first, then every request left waiting,
-// each from the kept outcome, in the order they came; the last answer of a turn goes out once
-// the serving thread has let go of the generator (its requester may drop the last reference
-// as soon as it has it, and the body is then closed where that happens).
+// Waiters exist only behind a running turn; values produced ahead only with a buffer, never
+// together with waiters (a `next` takes one, a return or throw drops them). Each transition
+// keeps these (the randomized scenarios of AsyncGeneratorScenarioTests check them after every
+// event).
+//
+//   *  and the body produces ahead again, on the generator's queue (it had a full buffer).
+//   ** a turn producing ahead (`bufferingUpTo:`) gives v to the first waiting `next`; a
+//      waiting return, throw or cancellation takes v's place (v goes to nobody: nothing comes
+//      out after them); with nobody waiting v is kept, and the body goes on while there is room.
+//
+// A turn serves one requester: `caller` (the fast path: the caller's own thread runs the body
+// and gets its answer by returning), `request` (a request that waits on a continuation or in
+// an await of another body), `ahead` (producing for the buffer), `closing` (a cancellation,
+// or a release, closing the body). Requests are answered in the order they came: a turn's
+// answer goes out before anything queued behind it is served.
+//
+// Cancellation (the rule for several readers: docs/async-generators.md): the generator ends
+// with a reader whose task is cancelled, at that reader's place. Its request throws
+// `CancellationError`; the body is cancelled (its awaits give `CancellationError`, its yields
+// are refused) when that place comes to the front: at once for the request being served or
+// for a generator producing ahead for nobody before it, otherwise once the requests before it
+// are answered. Every other reader sees the end: the body's return value, or
+// `GeneratorError.closed` when it ended by the cancellation (a `for try await` loop ends).
 
-/// Who may run an async generator's body: one request at a time holds `busy`.
+/// An async generator's state machine. Not generic: what the body produced ahead is kept
+/// type-erased (`Any`), so the storage's methods that are reached from untyped code (an await's
+/// completion, a release) need no type metadata.
 @usableFromInline
-enum AsyncPhase: UInt8, RJAtomicValue {
-    /// No request in progress: the body is fresh or suspended at a `yield`.
-    case idle
-    /// A request is served: the body runs, or waits in an await.
-    case busy
-    /// As `busy`, with requests queued behind it.
-    case busyWithWaiters
-    /// The body has ended; requests are answered from its kept outcome.
-    case completed
-
-    @inlinable init(atomicWord: UInt64) { self = AsyncPhase(rawValue: UInt8(truncatingIfNeeded: atomicWord)).unsafelyUnwrapped }
-    @inlinable var atomicWord: UInt64 { UInt64(rawValue) }
-}
-
-/// What `submit` decided for a request.
-@usableFromInline
-enum SubmitAction {
-    /// The generator was idle: the caller took `busy` and serves the request itself.
-    case serveHere
-    /// Queued behind the request being served.
-    case queued
-    /// The body has ended: answer it from the kept outcome.
-    case answerFromOutcome
-}
-
-/// Where `cancel` found a request.
-@usableFromInline
-enum CancelledRequest {
-    /// Waiting in a queue: taken off it.
-    case dropped
-    /// Being served, the body waiting in this await (nil: running).
-    case served(UInt64?)
-    /// Answered already, or between a queue and being served.
-    case elsewhere
-}
-
-/// What follows the answer of the request being served (the answer order).
-@usableFromInline
-enum Settlement {
-    /// The body ended: the answer goes out first, then these requests left waiting, each from
-    /// the kept outcome; all once the generator is let go. The phase is `completed`.
-    case ended(left: [AsyncRequest])
-    /// Nothing waits: the phase is `idle`; the answer goes out once the generator is let go.
-    case idle
-    /// Requests wait: the answer goes out now, and this one is served next (it is the one
-    /// served already), still `busy`.
-    case serveNext(AsyncRequest)
-}
-
-/// What a `next` of a generator with a buffer gets.
-@usableFromInline
-enum BufferedTake<Element, Return> {
-    /// A value the body produced ahead (or its end, or its error).
-    case ready(Result<GeneratorStep<Element, Return>, any Error>)
-    /// The body has ended and nothing is left: answer from the kept outcome.
-    case ended
-    /// Nothing yet: the request waits for the next value produced.
-    case waits
-}
-
-/// An async generator's queues: the requests waiting their turn, the one served and the await it
-/// waits in, and, with a buffer, what the body produced ahead and who waits for it. Guarded by
-/// the generator's lock; written only by `AsyncGeneratorStateMachine`'s methods.
-@usableFromInline
-struct RequestQueues<Element, Return> {
-    /// Requests waiting for the one being served, in order.
-    @usableFromInline var waiting: [AsyncRequest] = []
-    /// The request being served, and the await the body waits in while serving it.
-    @usableFromInline var serving: AsyncRequest?
-    @usableFromInline var pendingAwait: UInt64?
-    /// With a buffer: what the body produced ahead, in order (its end included), and the `next`
-    /// requests waiting for a value, in order.
-    @usableFromInline var buffered: [Result<GeneratorStep<Element, Return>, any Error>] = []
-    @usableFromInline var consumers: [AsyncRequest] = []
-
-    @inlinable init() {}
-}
-
-/// An async generator's state machine (see the top of this file): a view of its `phase`, an
-/// atomic any thread may touch, and of its `queues`, which only a thread holding its lock
-/// touches. Separate stored properties, so that no access to the one overlaps an access to the
-/// other.
-@usableFromInline
-struct AsyncGeneratorStateMachine<Element: Sendable, Input: Sendable, Return: Sendable> {
-    /// The generator, unretained (a reference read out of an `unowned(unsafe)` field would be
-    /// retained around each access).
-    @usableFromInline let unmanaged: Unmanaged<AsyncGenerator<Element, Input, Return>>
-
-    @inlinable @inline(__always)
-    init(_ generator: AsyncGenerator<Element, Input, Return>) {
-        unmanaged = Unmanaged.passUnretained(generator)
+struct AsyncGeneratorStateMachine: RJHintedValue {
+    /// Where the body is. Trivial (no reference): copied and replaced with plain stores.
+    @usableFromInline
+    enum Body {
+        /// Not started; nothing in progress.
+        case fresh
+        /// At a `yield`; nothing in progress.
+        case suspended
+        /// A turn in progress: the body runs, or awaits, on some thread.
+        case running(Turn)
+        /// The body has ended.
+        case ended(Ending)
     }
 
-    /// Runs `body` with the generator, borrowed without a retain.
-    @inlinable @inline(__always)
-    func with<T>(_ body: (AsyncGenerator<Element, Input, Return>) -> T) -> T {
-        unmanaged._withUnsafeGuaranteedRef(body)
+    /// What waits for the body.
+    @usableFromInline
+    enum Queue {
+        case empty
+        /// Requests, and the places of cancelled ones, waiting behind the running turn, in
+        /// order (at least one).
+        case waiters(FIFO<Waiter>)
+        /// Values the body produced before anyone asked for them (at least one).
+        case ahead(FIFO<Any>)
     }
 
-    // MARK: Without the lock
+    /// Who the body runs for now, and what happened to it meanwhile.
+    @usableFromInline
+    struct Turn {
+        @usableFromInline var serving: Serving
+        /// The generator was released meanwhile: the body is closed at its next `yield`.
+        @usableFromInline var released = false
 
-    /// The fast path's start: takes `busy` if the generator is idle.
-    @inlinable @inline(__always)
-    func beginServingIfIdle() -> Bool {
-        with { g in
-            g.phase.compareExchange(expected: .idle, desired: .busy, ordering: .acquiringAndReleasing).exchanged
+        @inlinable init(_ serving: Serving, released: Bool = false) {
+            self.serving = serving
+            self.released = released
         }
-    }
 
-    /// Gives `busy` back when no request waits (the fast path's end); false when some do.
-    @inlinable @inline(__always)
-    func endServingIfAlone() -> Bool {
-        with { g in
-            g.phase.compareExchange(expected: .busy, desired: .idle, ordering: .acquiringAndReleasing).exchanged
+        /// A turn serving `request`.
+        @inlinable init(serving request: AsyncRequest, released: Bool = false) {
+            self.init(.request(Unmanaged.passUnretained(request)), released: released)
         }
-    }
 
-    /// Where the requests are: for `state`.
-    @inlinable
-    var currentPhase: AsyncPhase { with { $0.phase.load(ordering: .acquiring) } }
-
-    // MARK: Under the lock
-
-    /// A request that could not serve itself at once: takes `busy` if the generator is idle
-    /// now, queues it behind the one being served, or says the body has ended.
-    @inlinable
-    func submit(_ request: AsyncRequest) -> SubmitAction {
-        with { g in
-            while true {
-                switch g.phase.load(ordering: .acquiring) {
-                case .idle:
-                    if beginServingIfIdle() { return .serveHere }
-                case .busy:
-                    if g.phase.compareExchange(expected: .busy, desired: .busyWithWaiters, ordering: .acquiringAndReleasing).exchanged {
-                        g.queues.waiting.append(request)
-                        return .queued
-                    }
-                case .busyWithWaiters:
-                    g.queues.waiting.append(request)
-                    return .queued
-                case .completed:
-                    return .answerFromOutcome
-                }
-            }
-        }
-    }
-
-    /// `request` is served now (the serving thread holds `busy`).
-    @inlinable
-    func startServing(_ request: AsyncRequest) {
-        with { g in
-            g.queues.serving = request
-        }
-    }
-
-    /// The body waits in await `generation` while serving `request`.
-    @inlinable
-    func awaiting(_ generation: UInt64, serving request: AsyncRequest) {
-        with { g in
-            g.queues.serving = request
-            g.queues.pendingAwait = generation
-        }
-    }
-
-    /// The request being served, for the await's completion to resume the body with.
-    @inlinable
-    var servedRequest: AsyncRequest? { with { $0.queues.serving } }
-
-    /// The request being served has its answer: nothing is served until the next one.
-    @inlinable
-    func answered() {
-        with { g in
-            g.queues.serving = nil
-            g.queues.pendingAwait = nil
-        }
-    }
-
-    /// Holding `busy` with the request answered: the next waiting request, keeping `busy`; nil
-    /// (and `idle`) when there is none.
-    @inlinable
-    func takeNextWaiting() -> AsyncRequest? {
-        with { g in
-            if g.queues.waiting.isEmpty {
-                g.phase.store(.idle, ordering: .releasing)
-                return nil
-            }
-            let next = g.queues.waiting.removeFirst()
-            g.phase.store(g.queues.waiting.isEmpty ? .busy : .busyWithWaiters, ordering: .releasing)
-            return next
-        }
-    }
-
-    /// The body has ended: the phase says so; returns every request left waiting, in order.
-    @inlinable
-    func markCompleted() -> [AsyncRequest] {
-        with { g in
-            g.phase.store(.completed, ordering: .releasing)
-            defer {
-                g.queues.waiting = []
-                g.queues.consumers = []
-            }
-            return g.queues.waiting + g.queues.consumers
-        }
-    }
-
-    /// What follows the answer of the request being served, without a buffer (the answer
-    /// order). `bodyEnded`: the body ended in this step.
-    @inlinable
-    func settle(bodyEnded ended: Bool) -> Settlement {
-        with { g in
-            answered()
-            if ended { return .ended(left: markCompleted()) }
-            if endServingIfAlone() { return .idle }
-            guard let next = takeNextWaiting() else { return .idle }
-            g.queues.serving = next
-            return .serveNext(next)
-        }
-    }
-
-    /// Where `cancel` finds `request`; a waiting one is taken off its queue.
-    @inlinable
-    func cancel(_ request: AsyncRequest) -> CancelledRequest {
-        with { g in
-            if let index = g.queues.waiting.firstIndex(where: { $0 === request }) {
-                g.queues.waiting.remove(at: index)
-                return .dropped
-            }
-            if let index = g.queues.consumers.firstIndex(where: { $0 === request }) {
-                g.queues.consumers.remove(at: index)
-                return .dropped
-            }
-            if g.queues.serving === request { return .served(g.queues.pendingAwait) }
-            return .elsewhere
-        }
-    }
-
-    // MARK: Buffering, under the lock
-
-    /// A `next` of a generator with a buffer: the oldest value produced ahead, or the end, or
-    /// the request queued as a consumer of the next value.
-    @inlinable
-    func take(for request: AsyncRequest) -> BufferedTake<Element, Return> {
-        with { g in
-            if !g.queues.buffered.isEmpty { return .ready(g.queues.buffered.removeFirst()) }
-            if g.phase.load(ordering: .acquiring) == .completed { return .ended }
-            g.queues.consumers.append(request)
-            return .waits
-        }
-    }
-
-    /// A `return` or `throw` of a generator with a buffer drops what was produced ahead.
-    @inlinable
-    func dropBuffered() {
-        with { g in
-            g.queues.buffered.removeAll()
-        }
-    }
-
-    /// Whether the body may produce one more value ahead: no request waits to be served and
-    /// the buffer has room.
-    @inlinable
-    func hasRoomAhead(capacity: Int) -> Bool {
-        with { g in
-            g.queues.waiting.isEmpty && g.queues.buffered.count < capacity
-        }
-    }
-
-    /// A value produced ahead: the first consumer waiting gets it (returned), or it goes into
-    /// the buffer (nil).
-    @inlinable
-    func deliver(_ result: Result<GeneratorStep<Element, Return>, any Error>) -> AsyncRequest? {
-        with { g in
-            if !g.queues.consumers.isEmpty { return g.queues.consumers.removeFirst() }
-            g.queues.buffered.append(result)
+        /// The request it serves, if it serves one.
+        @inlinable var request: AsyncRequest? {
+            if case .request(let request) = serving { return request.takeUnretainedValue() }
             return nil
         }
+    }
+
+    @usableFromInline
+    enum Serving {
+        /// The caller on whose thread the body runs, answered by returning.
+        case caller
+        /// A request answered by the storage (a continuation, an await of another body).
+        /// Unretained: its requester holds it until it has its answer, and a turn that holds no
+        /// reference is copied and replaced without reference counting.
+        case request(Unmanaged<AsyncRequest>)
+        /// Nobody: the body produces ahead (`bufferingUpTo:`).
+        case ahead
+        /// Nobody: a cancellation or a release is closing the body.
+        case closing
+    }
+
+    /// What waits behind a turn, in order.
+    @usableFromInline
+    enum Waiter {
+        case request(AsyncRequest)
+        /// The place of a request whose caller was cancelled: the generator ends here.
+        case cancellation
+    }
+
+    /// How the body ended, for the requests answered from its kept outcome.
+    @usableFromInline
+    enum Ending {
+        case normally
+        /// Cancelled by a reader: a `CancellationError` it ended with is not the others' to see.
+        case byCancellation
+    }
+
+    /// What a turn does once a request is answered.
+    @usableFromInline
+    enum Next {
+        /// Nothing: the generator is idle (suspended, or its buffer is full).
+        case stop
+        /// Resume the body to produce ahead (`next(())`).
+        case produce
+        /// Resume the body for this request.
+        case serve(AsyncRequest)
+        /// Resume the body with `CancellationError` (a cancellation's place came).
+        case cancel
+    }
+
+    /// How many values the body may produce ahead (`bufferingUpTo:`; 0: none).
+    @usableFromInline let capacity: Int
+    /// Where the body is; written only by the methods of this file.
+    @usableFromInline var body = Body.fresh
+    /// What waits for it; written only by the methods of this file.
+    @usableFromInline var queue = Queue.empty
+    /// The body's awaits.
+    @usableFromInline var awaits = AwaitState()
+
+    @inlinable init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    // MARK: The fast path: two states in the lock word
+
+    /// The hint (`RJHintedMutex`) of a generator without a buffer, nothing waiting, the body
+    /// suspended at a `yield`: a caller may take a turn with one compare-exchange.
+    @inlinable static var idleHint: UInt32 { 1 }
+    /// The same with a caller's turn running: it ends with one compare-exchange back to idle.
+    @inlinable static var callerTurnHint: UInt32 { 2 }
+
+    /// What `callerArrives` decided.
+    @usableFromInline
+    enum CallerStart {
+        /// The caller runs the body itself, now (a turn for it).
+        case serve
+        /// A value produced ahead answers it; `produce`: the body may produce again (on the
+        /// generator's queue: the turn is the storage's to start).
+        case take(Any, produce: Bool)
+        /// The body has ended: the kept outcome answers it.
+        case outcome(Ending)
+        /// Something is in progress: the caller waits as a request (`requestArrives`).
+        case wait
+    }
+
+    /// A request whose caller will run the body on its own thread if it can. `isNext`: a
+    /// `next`, which a value produced ahead answers (`return` and `throw` drop those values).
+    @usableFromInline
+    mutating func callerArrives(isNext: Bool) -> CallerStart {
+        switch body {
+        case .fresh, .suspended:
+            if isNext, case .ahead = queue {
+                let value = takeAhead()
+                // The buffer has room again: the body produces (it was full, or its producing
+                // turn ended for nobody asking).
+                body = .running(Turn(.ahead))
+                return .take(value, produce: true)
+            }
+            // A return or throw drops what was produced ahead.
+            queue = .empty
+            body = .running(Turn(.caller))
+            return .serve
+        case .running:
+            if isNext, case .ahead = queue { return .take(takeAhead(), produce: false) }
+            return .wait
+        case .ended(let ending):
+            if isNext, case .ahead = queue { return .take(takeAhead(), produce: false) }
+            return .outcome(ending)
+        }
+    }
+
+    /// The oldest value produced ahead (the queue holds some).
+    @usableFromInline
+    mutating func takeAhead() -> Any {
+        guard case .ahead(var values) = queue else { return () }
+        queue = .empty
+        let value = values.pop()
+        if !values.isEmpty { queue = .ahead(values) }
+        return value
+    }
+
+    /// The caller's turn ended at a `yield` (not the fast path's end: someone came meanwhile, or
+    /// the generator has a buffer): the value is the caller's answer. Returns what the
+    /// generator's queue must go on with (the caller returns).
+    @usableFromInline
+    mutating func callerTurnYielded() -> Next {
+        nextTurnAfterAnswer()
+    }
+
+    // MARK: Requests that wait
+
+    /// What `requestArrives` decided.
+    @usableFromInline
+    enum RequestStart {
+        /// Nothing in progress: the request's caller serves it now, on its thread.
+        case serve
+        /// A value produced ahead answers it; `produce` as for `CallerStart`.
+        case take(Any, produce: Bool)
+        /// The body has ended: the kept outcome answers it.
+        case outcome(Ending)
+        /// It waits its turn.
+        case queued
+        /// Its caller was cancelled before it came: it is answered `CancellationError`, and its
+        /// place ends the generator (`cancellationArrives`, whose decision this is).
+        case cancelled(CancellationStart)
+    }
+
+    /// `request` comes, to wait its turn if it cannot be served now.
+    @usableFromInline
+    mutating func requestArrives(_ request: AsyncRequest) -> RequestStart {
+        let start = arrival(of: request)
+        switch start {
+        case .take, .outcome, .cancelled: request.answered = true
+        case .serve, .queued: break
+        }
+        return start
+    }
+
+    @usableFromInline
+    mutating func arrival(of request: AsyncRequest) -> RequestStart {
+        if request.cancelled { return .cancelled(cancellationArrives()) }
+        switch callerArrives(isNext: request.isNext) {
+        case .serve:
+            body = .running(Turn(serving: request))
+            return .serve
+        case .take(let value, let produce):
+            return .take(value, produce: produce)
+        case .outcome(let ending):
+            return .outcome(ending)
+        case .wait:
+            // Behind the turn; a return or throw drops what was produced ahead (nothing of it
+            // goes out after their answer).
+            wait(.request(request))
+            return .queued
+        }
+    }
+
+    /// `waiter` waits behind the running turn.
+    @usableFromInline
+    mutating func wait(_ waiter: Waiter) {
+        if case .waiters(var waiters) = queue {
+            queue = .empty
+            waiters.append(waiter)
+            queue = .waiters(waiters)
+        } else {
+            queue = .waiters(FIFO(waiter))
+        }
+    }
+
+    /// What a cancellation's arrival decided.
+    @usableFromInline
+    enum CancellationStart {
+        /// Nothing in progress: the caller closes the body now, on its thread (resumes it with
+        /// `CancellationError`, a turn of its own), then gets `CancellationError`.
+        case closeHere
+        /// Its place waits behind the turn; `stop`: the turn served nobody before it and was
+        /// cancelled at once (its pending await's work to stop, and the body to resume on the
+        /// generator's queue if it was waiting).
+        case queued(stop: AwaitState.Cancellation?)
+        /// The body had ended already.
+        case ended
+    }
+
+    /// A reader whose task is cancelled asks (or its request came after its cancellation): the
+    /// generator ends at its place.
+    @usableFromInline
+    mutating func cancellationArrives() -> CancellationStart {
+        switch body {
+        case .fresh, .suspended:
+            queue = .empty
+            body = .running(Turn(.closing))
+            _ = awaits.cancel()
+            return .closeHere
+        case .running:
+            wait(.cancellation)
+            return .queued(stop: cancelTurnIfItServesNobody())
+        case .ended:
+            return .ended
+        }
+    }
+
+    /// A cancellation at the front of the queue, behind a turn that produces ahead for nobody:
+    /// that turn is cancelled now (its place has come).
+    @usableFromInline
+    mutating func cancelTurnIfItServesNobody() -> AwaitState.Cancellation? {
+        guard case .running(let turn) = body, case .ahead = turn.serving,
+              case .waiters(let waiters) = queue, case .cancellation = waiters.first else { return nil }
+        return awaits.cancel()
+    }
+
+    // MARK: A turn's end (the storage's serving loop)
+
+    /// What `turnYielded` decided.
+    @usableFromInline
+    enum AfterYield {
+        /// The value answers this requester, then the turn goes on with `then`.
+        case answer(AsyncRequest, then: Next)
+        /// Nobody gets the value now (kept ahead, or dropped: a return, throw or cancellation
+        /// came first); the turn goes on with `then`.
+        case noAnswer(then: Next)
+        /// The body is cancelled: its `yield` is refused (resume it with `CancellationError`).
+        case refuse
+        /// The generator was released: close the body at this `yield`.
+        case closeForRelease
+    }
+
+    /// The body yielded during a turn of the storage (not a caller's). `value` boxes the value,
+    /// called only if it is kept ahead.
+    @usableFromInline
+    mutating func turnYielded(_ value: () -> Any) -> AfterYield {
+        // Without a turn nobody runs the body: nothing to do (the storage never asks then).
+        guard case .running(let turn) = body else { return .noAnswer(then: .stop) }
+        if turn.released { return .closeForRelease }
+        if awaits.cancelled { return .refuse }
+        switch turn.serving {
+        case .request(let served):
+            let request = served.takeUnretainedValue()
+            request.answered = true
+            return .answer(request, then: nextTurnAfterAnswer())
+        case .caller, .closing:
+            // A caller's turn ends in `callerTurnYielded`; a closing one is cancelled (above).
+            return .noAnswer(then: nextTurnAfterAnswer())
+        case .ahead:
+            break
+        }
+        // Produced ahead: to the first waiting `next`, in place of a waiting return, throw or
+        // cancellation (dropped), or kept.
+        switch queue {
+        case .waiters(var waiters):
+            if case .request(let request) = waiters.first!, request.isNext {
+                queue = .empty
+                _ = waiters.pop()
+                if !waiters.isEmpty { queue = .waiters(waiters) }
+                request.answered = true
+                return .answer(request, then: nextForAhead())
+            }
+            return .noAnswer(then: nextTurnAfterAnswer())
+        case .empty:
+            queue = .ahead(FIFO(value()))
+            return .noAnswer(then: nextForKept())
+        case .ahead(var values):
+            queue = .empty
+            values.append(value())
+            queue = .ahead(values)
+            return .noAnswer(then: nextForKept())
+        }
+    }
+
+    /// A value kept ahead: the body goes on while there is room.
+    @usableFromInline
+    mutating func nextForKept() -> Next {
+        if case .ahead(let values) = queue, values.count >= capacity {
+            body = .suspended
+            return .stop
+        }
+        return .produce
+    }
+
+    /// After a value produced ahead went to a waiting `next`: what the producing turn does.
+    @usableFromInline
+    mutating func nextForAhead() -> Next {
+        if case .empty = queue { return .produce }
+        return nextTurnAfterAnswer()
+    }
+
+    /// The turn's requester has its answer and the body is at a `yield`: the next turn (the
+    /// head waiter's, a cancellation's, producing ahead) or idle.
+    @usableFromInline
+    mutating func nextTurnAfterAnswer() -> Next {
+        // No turn: nothing goes on.
+        guard case .running(let turn) = body else { return .stop }
+        switch queue {
+        case .empty:
+            if capacity > 0, !turn.released {
+                body = .running(Turn(.ahead))
+                return .produce
+            }
+            body = .suspended
+            return .stop
+        case .waiters(var waiters):
+            queue = .empty
+            let head = waiters.pop()
+            if !waiters.isEmpty { queue = .waiters(waiters) }
+            switch head {
+            case .request(let request):
+                body = .running(Turn(serving: request, released: turn.released))
+                return .serve(request)
+            case .cancellation:
+                body = .running(Turn(.closing, released: turn.released))
+                _ = awaits.cancel()
+                return .cancel
+            }
+        case .ahead(let values):
+            if values.count < capacity, !turn.released {
+                body = .running(Turn(.ahead))
+                return .produce
+            }
+            body = .suspended
+            return .stop
+        }
+    }
+
+    /// What `turnEnded` decided.
+    @usableFromInline
+    struct AfterEnd {
+        /// Who the turn served (a caller or a request gets the body's outcome, or
+        /// `CancellationError` if it was cancelled).
+        @usableFromInline var served: Serving
+        /// The requests left waiting, in order: answered from the kept outcome after it.
+        @usableFromInline var left: [AsyncRequest]
+        @usableFromInline var ending: Ending
+        /// The spare callback token, to release outside the lock.
+        @usableFromInline var spare: CallbackToken?
+    }
+
+    /// The body ended during the turn.
+    @usableFromInline
+    mutating func turnEnded() -> AfterEnd {
+        // Without a turn the body cannot end (the storage never says so then): ended as it is.
+        var turn = Turn(.closing)
+        if case .running(let running) = body { turn = running }
+        let ending: Ending = awaits.cancelled && !turn.released ? .byCancellation : .normally
+        turn.request?.answered = true
+        var left: [AsyncRequest] = []
+        if case .waiters(let waiters) = queue {
+            for case .request(let request) in waiters.all {
+                request.answered = true
+                left.append(request)
+            }
+            queue = .empty
+        }
+        // Values produced before the end stay, and go out before it.
+        body = .ended(ending)
+        return AfterEnd(served: turn.serving, left: left, ending: ending, spare: awaits.bodyEnded())
+    }
+
+    /// The body suspended in await `generation` during the turn; `caller`: the turn served a
+    /// caller, who now waits as this request.
+    @usableFromInline
+    mutating func turnAwaits(_ generation: UInt64, callerNowWaitingAs caller: AsyncRequest?) -> AwaitState.Suspension {
+        if let caller, case .running(var turn) = body, case .caller = turn.serving {
+            turn.serving = .request(Unmanaged.passUnretained(caller))
+            body = .running(turn)
+        }
+        return awaits.bodySuspended(generation)
+    }
+
+    // MARK: Cancellation and release
+
+    /// What `cancel` decided.
+    @usableFromInline
+    enum CancelAction {
+        /// Nothing to do (answered already, or not come yet: it is marked, and `requestArrives`
+        /// answers it).
+        case none
+        /// It was being served: the body is cancelled (stop the pending await's work; resume the
+        /// body on the generator's queue if it was waiting). It is answered when the body ends.
+        case cancelledTurn(AwaitState.Cancellation)
+        /// It was waiting: withdrawn (answer it `CancellationError` now); its place ends the
+        /// generator. `stop` as for `CancellationStart.queued`.
+        case withdrawn(stop: AwaitState.Cancellation?)
+    }
+
+    /// The caller of `request` was cancelled.
+    @usableFromInline
+    mutating func cancel(_ request: AsyncRequest) -> CancelAction {
+        if request.answered { return .none }
+        request.cancelled = true
+        guard case .running(let turn) = body else { return .none }
+        if turn.request === request { return .cancelledTurn(awaits.cancel()) }
+        guard case .waiters(let waiters) = queue else { return .none }
+        var items = Array(waiters.all)
+        guard let index = items.firstIndex(where: { if case .request(let r) = $0 { return r === request } else { return false } }) else {
+            return .none
+        }
+        items[index] = .cancellation
+        var replaced = FIFO(items[0])
+        for item in items.dropFirst() { replaced.append(item) }
+        queue = .waiters(replaced)
+        request.answered = true
+        return .withdrawn(stop: index == 0 ? cancelTurnIfItServesNobody() : nil)
+    }
+
+    /// What `released` decided.
+    @usableFromInline
+    enum ReleaseAction {
+        case none
+        /// At a `yield`: close the body now, on the releasing thread (a turn of its own).
+        case closeNow
+        /// A turn is running (producing ahead): the body is closed at its next `yield`; stop
+        /// the pending await's work and resume the body on the queue if it was waiting.
+        case closeAtNextYield(AwaitState.Cancellation)
+    }
+
+    /// The last reference to the generator went.
+    @usableFromInline
+    mutating func released() -> ReleaseAction {
+        switch body {
+        case .fresh:
+            queue = .empty
+            body = .ended(.normally)
+            return .none
+        case .suspended:
+            queue = .empty
+            body = .running(Turn(.closing, released: true))
+            _ = awaits.cancel()
+            return .closeNow
+        case .running(var turn):
+            turn.released = true
+            body = .running(turn)
+            return .closeAtNextYield(awaits.cancel())
+        case .ended:
+            return .none
+        }
+    }
+
+    // MARK: Reading
+
+    /// The two fast states, as the lock word carries them while nobody holds the lock (see
+    /// `idleHint`): 0 for every other state.
+    @inlinable
+    var hintToLeave: UInt32 {
+        guard capacity == 0, case .empty = queue else { return 0 }
+        switch body {
+        case .suspended:
+            return Self.idleHint
+        case .running(let turn):
+            if case .caller = turn.serving, !turn.released { return Self.callerTurnHint }
+            return 0
+        case .fresh, .ended:
+            return 0
+        }
+    }
+
+    /// The lock word carried `hint`: the fast transitions moved between the two fast states
+    /// without touching this value, which becomes what the hint says.
+    @inlinable
+    mutating func absorbHint(_ hint: UInt32) {
+        body = hint == Self.callerTurnHint ? .running(Turn(.caller)) : .suspended
+    }
+
+    /// Where the body is, as `AsyncGenerator.state` reports it.
+    @usableFromInline
+    var generatorState: GeneratorState {
+        switch body {
+        case .fresh: return .created
+        case .suspended: return .suspended
+        case .running: return .running
+        case .ended: return .completed
+        }
+    }
+
+    /// How many requests and cancellations wait behind the turn (for tests).
+    @usableFromInline
+    var waitingCount: Int {
+        if case .waiters(let waiters) = queue { return waiters.count }
+        return 0
+    }
+
+    /// How many values wait, produced ahead (for tests).
+    @usableFromInline
+    var aheadCount: Int {
+        if case .ahead(let values) = queue { return values.count }
+        return 0
     }
 }

@@ -1,93 +1,95 @@
-import RJLocks
-
-/// A request that could not be answered at once: queued behind others, or served while the
-/// body awaits. Its answer comes from whichever thread runs the body then; the caller waits
-/// for it with a continuation (Swift concurrency) or a callback (an `rj_await`).
+/// A request that could not be answered on its caller's thread at once: queued behind others,
+/// or served while the body awaits. Its answer comes from whichever thread runs the body then;
+/// its caller waits for it on a continuation (Swift concurrency) or in an await of its own body
+/// (`rj_await(nextOf:)`).
 ///
-/// Not generic: its fields hold their generator's types erased (`Any`), because a generic
-/// class's deinit is generic code that looks the types of its fields up in the runtime's cache,
-/// once per request. The typed accessors below are specialised where they are used.
+/// Its mutable fields are part of its generator's state: guarded by the generator's one lock
+/// (touched only inside the storage's `withLock`), like the state machine that queues it.
+///
+/// Not generic: a generic class's deinit is generic code that looks the types of its fields up
+/// in the runtime's cache, once per request. The typed accessors are specialised where used.
 @usableFromInline
 final class AsyncRequest: @unchecked Sendable {
     /// A `GeneratorOperation<Input, Return>` of its generator.
     @usableFromInline let operation: Any
-    @usableFromInline let lock = RJLock()
-    // Guarded by `lock`.
-    /// A `Result<GeneratorStep<Element, Return>, any Error>` once answered.
-    @usableFromInline @exclusivity(unchecked) var answer: Any?
-    /// A `CheckedContinuation<GeneratorStep<Element, Return>, any Error>` waiting for it.
-    @usableFromInline @exclusivity(unchecked) var continuation: Any?
-    @usableFromInline @exclusivity(unchecked) var callback: (@Sendable () -> Void)?
-    /// Its caller was cancelled while it was served: whatever the body answers, the caller
-    /// gets `CancellationError`.
-    @usableFromInline @exclusivity(unchecked) var cancelRequested = false
+    /// A `next` (or a delegation's first step): a value the body produced ahead answers it.
+    @usableFromInline let isNext: Bool
 
-    @usableFromInline init(_ operation: Any) {
+    // Guarded by the generator's lock.
+    /// Who waits for the answer.
+    @usableFromInline var waiter = AsyncWaiter.none
+    /// The answer (a `Result<GeneratorStep<Element, Return>, any Error>`), kept when it came
+    /// before a continuation waited for it, or for an `rj_await` to read after its callback.
+    @usableFromInline var answer: Any?
+    /// Its caller was cancelled: whatever the body answers, the caller gets `CancellationError`.
+    @usableFromInline var cancelled = false
+    /// The state machine decided its answer (a value, the outcome, `CancellationError`): a
+    /// cancellation of its caller after that changes nothing.
+    @usableFromInline var answered = false
+
+    @inlinable
+    init(_ operation: Any, isNext: Bool) {
         self.operation = operation
+        self.isNext = isNext
     }
 
-    /// Answers the request; only the first answer counts (a dropped request is answered
-    /// first). A request whose caller was cancelled is answered `CancellationError`.
+    /// Takes the answer the state machine decided (`answer`, boxed only if it must be kept):
+    /// returns who to tell, and whether the caller was cancelled before the answer was decided
+    /// (it then gets `CancellationError` instead). Under the lock, once.
     @inlinable
-    func answer<Element: Sendable, Return: Sendable>(_ result: Result<GeneratorStep<Element, Return>, any Error>) {
-        let (given, waiting, notify): (Result<GeneratorStep<Element, Return>, any Error>, Any?, (@Sendable () -> Void)?) = lock.withLock {
-            if answer != nil { return (result, nil, nil) }
-            let given = cancelRequested ? .failure(CancellationError()) : result
-            answer = given
-            return (given, continuation.take(), callback.take())
-        }
-        if let waiting { (waiting as! CheckedContinuation<GeneratorStep<Element, Return>, any Error>).resume(with: given) }
-        notify?()
-    }
-
-    /// Marks the request cancelled by its caller; false if it was answered already.
-    @inlinable
-    func cancel() -> Bool {
-        lock.withLock {
-            if answer != nil { return false }
-            cancelRequested = true
-            return true
-        }
-    }
-
-    /// The answer, once given (an `rj_await` reads it after its callback).
-    @inlinable
-    func result<Element: Sendable, Return: Sendable>(_: GeneratorStep<Element, Return>.Type) -> Result<GeneratorStep<Element, Return>, any Error>? {
-        lock.withLock { answer }.map { $0 as! Result<GeneratorStep<Element, Return>, any Error> }
-    }
-
-    /// Waits, from Swift concurrency, for the answer.
-    @inlinable
-    func wait<Element: Sendable, Return: Sendable>(_: GeneratorStep<Element, Return>.Type) async throws -> GeneratorStep<Element, Return> {
-        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<GeneratorStep<Element, Return>, any Error>) in
-            let ready: Any? = lock.withLock {
-                if let answer { return answer }
-                continuation = waiter
-                return nil
-            }
-            if let ready { waiter.resume(with: ready as! Result<GeneratorStep<Element, Return>, any Error>) }
-        }
-    }
-
-    /// Calls `notify` once answered (at once if it is).
-    @inlinable
-    func onAnswer(_ notify: @escaping @Sendable () -> Void) {
-        let now = lock.withLock { () -> Bool in
-            if answer != nil { return true }
-            callback = notify
-            return false
-        }
-        if now { notify() }
+    func settle(with answer: @autoclosure () -> Any) -> (waiter: AsyncWaiter, cancelled: Bool) {
+        let waiting = waiter
+        waiter = .none
+        if case .continuation = waiting {} else { self.answer = answer() }
+        return (waiting, cancelled)
     }
 }
 
-/// The last answer of a serving turn, given by whoever ran the turn once it no longer holds
-/// the generator (see `AsyncGenerator.drive`).
+/// Who waits for a request's answer.
 @usableFromInline
-struct FinalAnswer: Sendable {
-    @usableFromInline let give: @Sendable () -> Void
+enum AsyncWaiter {
+    /// Nobody yet (the answer is kept for the one who comes).
+    case none
+    /// A Swift task, suspended on this `UnsafeContinuation<GeneratorStep<Element, Return>, any
+    /// Error>` (its one word, so that no type is looked up to store it).
+    case continuation(UnsafeRawPointer)
+    /// An `rj_await` of another body: called once the answer is kept.
+    case callback(@Sendable () -> Void)
+}
 
-    @inlinable init(_ give: @escaping @Sendable () -> Void) {
-        self.give = give
+/// A first-in first-out queue: an array read from a moving head (an `Array`'s `removeFirst`
+/// moves every element).
+@usableFromInline
+struct FIFO<Element> {
+    @usableFromInline var items: [Element]
+    @usableFromInline var head = 0
+
+    @inlinable init(_ first: Element) {
+        items = [first]
     }
+
+    @inlinable var isEmpty: Bool { head == items.count }
+    @inlinable var count: Int { items.count - head }
+    @inlinable var first: Element? { isEmpty ? nil : items[head] }
+
+    @inlinable mutating func append(_ item: Element) {
+        items.append(item)
+    }
+
+    /// The oldest item, taken off.
+    @inlinable mutating func pop() -> Element {
+        let item = items[head]
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 32, head * 2 >= items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return item
+    }
+
+    /// Every item, oldest first.
+    @inlinable var all: ArraySlice<Element> { items[head...] }
 }

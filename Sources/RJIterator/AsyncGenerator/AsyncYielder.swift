@@ -33,66 +33,54 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
         return current
     }
 
-    /// Whether the generator was cancelled: then `yield` throws `CancellationError`.
-    @inlinable
-    var isCancelled: Bool {
-        host._withUnsafeGuaranteedRef { core in
-            guard let client = core.client else { return false }
-            return Unmanaged<_RJAwaitHost>.fromOpaque(client.toOpaque())._withUnsafeGuaranteedRef { $0.isCancelled }
-        }
-    }
-
     /// Hands `value` to the request being served and suspends the body until the next
     /// request.
     ///
     /// - Returns: the input of the `next` that resumes the body.
     /// - Throws: the error of a `throw(_:)` request; `CancellationError` once the generator
-    ///   is cancelled (the task waiting for it was); when the generator is being closed
-    ///   (`return(_:)`, release), ``GeneratorExit``, to let propagate (a body may catch it to
-    ///   clean up, then rethrow it).
+    ///   is cancelled (a reader's task was, or it is released); when the generator is being
+    ///   closed (`return(_:)`, release), ``GeneratorExit``, to let propagate (a body may catch
+    ///   it to clean up, then rethrow it).
     @inlinable @discardableResult
     public func yield(_ value: Element) throws -> Input {
         switch handOut(value) {
         case .value(let input): return input
         case .error(let error): throw error
         case .close: throw host._withUnsafeGuaranteedRef { $0.takeExitError() }
-        case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached a plain yield")
         }
     }
 
     /// The body's side of a `yield`: hands `value` out and suspends; returns how the body was
-    /// resumed. A cancelled generator does not suspend: the signal is `CancellationError`.
+    /// resumed. (A reader's cancellation is the serving thread's to see: it resumes the body with
+    /// `CancellationError` instead of answering anyone.)
     @inlinable
     func handOut(_ value: Element) -> ResumeSignal<Input> {
         let current = runningBody()
         // A for-in of this body whose generator threw left the error here (Generator+Sequence.swift).
         if let error = host._withUnsafeGuaranteedRef({ $0.machine.takePendingError() }) { return .error(error) }
-        if isCancelled, refusesYieldWhenCancelled() { return .error(CancellationError()) }
+        if host._withUnsafeGuaranteedRef({ $0.machine.closingOnRelease }), refusesYieldOnRelease() {
+            return .error(CancellationError())
+        }
         switch host._withUnsafeGuaranteedRef({
             $0.suspend(current, yielding: AsyncEvent<Element>.yielded(value), resumedWith: AsyncResume<Input>.self)
         }) {
         case .value(.input(let input)): return .value(input)
-        case .value(.awaited): fatalError("RJIterator: internal error: an async generator's yield was resumed with an await's result")
+        case .value(.awaited):
+            preconditionFailure("RJIterator: internal error: an async generator's yield was resumed with an await's result")
         case .error(let error): return .error(error)
         case .close: return .close
-        case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached an async yield")
         }
     }
 
-    /// A cancelled generator's `yield` is refused (`CancellationError`), with one exception:
-    /// released, a body that swallowed a refused yield and yields again ignored the close; that
-    /// yield suspends, and the release reports it and drops the body, as for a `Generator`
-    /// (refusing it too would loop on the releasing thread). Out of line: the cold path of every
-    /// `yield`, which must stay small enough to be inlined into bodies.
+    /// Released, the generator cancels its body as it closes it: the first `yield` of the
+    /// closing body is refused (`CancellationError`), so that it unwinds; a body that swallowed
+    /// that and yields again ignored the close: that `yield` suspends, and the release reports
+    /// it and drops the body, as for a `Generator` (refusing it too would loop on the releasing
+    /// thread). Out of line: the cold path of every `yield`, which must stay small enough to be
+    /// inlined into bodies.
     @usableFromInline @inline(never)
-    func refusesYieldWhenCancelled() -> Bool {
-        !isClosingOnRelease || host._withUnsafeGuaranteedRef { $0.machine.refuseYieldOnRelease() }
-    }
-
-    /// Whether this generator is being closed on release: its awaits cannot wait any more.
-    @inlinable
-    var isClosingOnRelease: Bool {
-        host._withUnsafeGuaranteedRef { $0.machine.closingOnRelease }
+    func refusesYieldOnRelease() -> Bool {
+        host._withUnsafeGuaranteedRef { $0.machine.refuseYieldOnRelease() }
     }
 
     /// Delegates to a ``Generator`` until it returns: its values pass through, the inputs and
@@ -109,13 +97,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     @inlinable
     public func yieldAll<R>(_ inner: Generator<Element, Input, R>) throws -> R {
         try delegateAll(from: host, first: inner.perform(.delegate), handOut: handOut, step: { operation in
-            do {
-                return try inner.perform(operation)
-            } catch GeneratorError.closed where inner.machine.endedByClose {
-                return nil
-            }
-        }, innerEnded: {
-            fatalError("RJIterator: internal error: an async generator's delegate said done")
+            try inner.unlessClosed { try inner.perform(operation) }
         })
     }
 
@@ -134,17 +116,45 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     public func yieldAll<R>(_ inner: AsyncGenerator<Element, Input, R>) throws -> R {
         try delegateAll(from: host, first: inner.awaitStep(.delegate), handOut: handOut, step: { operation in
             do {
-                return try inner.awaitStep(operation)
-            } catch GeneratorError.closed where inner.core.machine.endedByClose {
-                return nil
-            } catch is CancellationError where isClosingOnRelease {
+                return try inner.storage.core.unlessClosed { try inner.awaitStep(operation) }
+            } catch is CancellationError where host._withUnsafeGuaranteedRef({ $0.machine.closingOnRelease }) {
                 // Released: this body cannot wait for the inner's close. It goes on closing;
                 // the inner is closed by its own release, as a suspended Generator's is.
                 return nil
             }
-        }, innerEnded: {
-            fatalError("RJIterator: internal error: an async generator's delegate said done")
         })
+    }
+}
+
+extension AsyncYielder {
+    /// Yields every element of `sequence`, in order (ES2018's `yield*` of an array or another
+    /// iterable): the inputs of the requests that resume the body are dropped; a `throw`, a
+    /// close or a cancellation at one of these yields stops the loop and comes out of
+    /// `yieldAll`, as from a plain `yield`.
+    ///
+    /// ```swift
+    /// let g = AsyncGenerator<Int, Void, Void> { y in try y.yieldAll(1...3) }
+    /// ```
+    @inlinable @_disfavoredOverload
+    public func yieldAll<S: Sequence>(_ sequence: S) throws where S.Element == Element {
+        for element in sequence { _ = try yield(element) }
+    }
+
+    /// Yields every element of an `AsyncSequence` (an `AsyncStream`, an `AsyncThrowingStream`,
+    /// a sequence of your own), in order, each awaited as ``rj_awaitValue(nextOf:)`` awaits it
+    /// (ES2018's `yield*` of an async iterable): the sequence's error comes out of `yieldAll`;
+    /// a `throw` or a close of this generator at one of these yields stops the loop, drops the
+    /// iterator (an `AsyncStream` then ends) and comes out of `yieldAll`; a cancellation of the
+    /// generator cancels the pending element and throws `CancellationError`.
+    ///
+    /// ```swift
+    /// let stream = AsyncStream<Int> { c in c.yield(5); c.yield(6); c.finish() }
+    /// let g = AsyncGenerator<Int, Void, Void> { y in try y.yieldAll(stream) }
+    /// ```
+    @inlinable @_disfavoredOverload
+    public func yieldAll<S: AsyncSequence>(_ sequence: S) throws where S.Element == Element, S.AsyncIterator: SendableMetatype {
+        var iterator = sequence.makeAsyncIterator()
+        while let element = try rj_awaitValue(nextOf: &iterator) { _ = try yield(element) }
     }
 }
 

@@ -52,6 +52,11 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
             case all(Int)
             /// In `rj_await(firstOf:)` of this many pieces of work.
             case firstOf(Int)
+            /// In `rj_await(nextOf:)` (or `yieldAll`) of an async generator, for its next step.
+            case nextStep
+            /// In `rj_awaitValue(nextOf:)` (or `yieldAll`) of an `AsyncSequence`, for its next
+            /// element.
+            case asyncSequence
 
             public var description: String {
                 switch self {
@@ -66,6 +71,8 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
                 case .asyncFunction: return "rj_awaitValue of an async function"
                 case .all(let n): return "rj_await(all:) of \(n)"
                 case .firstOf(let n): return "rj_await(firstOf:) of \(n)"
+                case .nextStep: return "rj_await(nextOf:) of an async generator"
+                case .asyncSequence: return "rj_awaitValue(nextOf:) of an async sequence"
                 }
             }
 
@@ -121,6 +128,8 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
             case .asyncFunction: return "async function not returned" + after
             case .all: return "not every callback called" + after
             case .firstOf: return "no callback called" + after
+            case .nextStep: return "async generator's step not answered" + after
+            case .asyncSequence: return "async sequence's element not given" + after
             case .timeout: return "timeout overdue: its queue does not run"
             case .yield, .delegation: return nil
             }

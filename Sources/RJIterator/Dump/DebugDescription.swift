@@ -42,7 +42,7 @@ extension AsyncGenerator: CustomDebugStringConvertible {
     /// let g = AsyncGenerator<Int, Void, Void> { y in try y.yield(1) }
     /// print(g.debugDescription)   // "#- AsyncGenerator, created (not started), made at ..."
     /// ```
-    public var debugDescription: String { debugText(of: core) }
+    public var debugDescription: String { debugText(of: storage.core) }
 }
 
 extension Generator: CustomDebugStringConvertible {

@@ -158,16 +158,19 @@ extension RJRuntime {
         raw.pcs = Array(pcs.prefix(n))
         guard host.clientKind == awaitHostClientKind, let client = host.client else { return }
         Unmanaged<_RJAwaitHost>.fromOpaque(client.toOpaque())._withUnsafeGuaranteedRef { awaiting in
-            guard let kind = AwaitKind(rawValue: awaiting.wait.kind) else { return }
-            raw.waitingFor = Double(now &- Swift.min(now, awaiting.wait.since)) / 1e9
+            let wait = awaiting.awaitRecord
+            guard let kind = AwaitKind(rawValue: wait.kind) else { return }
+            raw.waitingFor = Double(now &- Swift.min(now, wait.since)) / 1e9
             switch kind {
             case .callback: raw.waiting = .callback
             case .promise: raw.waiting = .promise
             case .asyncFunction: raw.waiting = .asyncFunction
-            case .all: raw.waiting = .all(awaiting.wait.count)
-            case .firstOf: raw.waiting = .firstOf(awaiting.wait.count)
+            case .all: raw.waiting = .all(wait.count)
+            case .firstOf: raw.waiting = .firstOf(wait.count)
+            case .nextStep: raw.waiting = .nextStep
+            case .asyncSequence: raw.waiting = .asyncSequence
             case .timeout:
-                let deadline = awaiting.wait.deadline
+                let deadline = wait.deadline
                 raw.waiting = .timeout(remaining: (Double(deadline) - Double(now)) / 1e9)
             }
         }

@@ -21,15 +21,16 @@
 ///     returns how the body was resumed.
 ///   - step: performs one forwarded operation on the inner; `nil` when it completed the inner
 ///     by closing it.
-///   - innerEnded: how the inner ended, when the resumer drove it to its end itself and says so
-///     with `.delegateDone` (only `Yielder.yieldAll` of a generator, whose chain the resumer
-///     runs: Generator+Delegation.swift); `nil` as `step`'s.
+///   - innerEndedMeanwhile: after each hand-out, how the inner ended if the resumer drove it to
+///     its end itself while this body was suspended (only `Yielder.yieldAll` of a generator,
+///     whose chain the resumer runs: Generator+Delegation.swift), `nil` as `step`'s; `nil` when
+///     it did not (the default: nobody else drives an inner).
 @inlinable
 func delegateAll<Element, Input, R>(
     from host: Unmanaged<_RJCoroutineHost>, first: GeneratorStep<Element, R>,
     handOut: (Element) -> ResumeSignal<Input>,
     step: (GeneratorOperation<Input, R>) throws -> GeneratorStep<Element, R>?,
-    innerEnded: () throws -> GeneratorStep<Element, R>?
+    innerEndedMeanwhile: () throws -> GeneratorStep<Element, R>?? = { nil }
 ) throws -> R {
     var current = first
     // The exit this body is being closed with, when `current` is the inner's answer to it.
@@ -53,21 +54,24 @@ func delegateAll<Element, Input, R>(
         // ES6: an inner that answered the return by yielding spent it.
         exit = nil
         let next: GeneratorStep<Element, R>?
-        switch handOut(value) {
-        case .value(let input):
-            next = try step(.next(input))
-        case .error(let error):
-            next = try step(.throwing(error))
-        case .close:
-            let closing = host._withUnsafeGuaranteedRef { $0.takeExit() }
-            exit = closing
-            if let pending = closing.pendingReturn, pending.type == R.self {
-                next = try step(.returning(pending.value as! R))
-            } else {
-                next = try step(.close)
+        let resumed = handOut(value)
+        if let ended = try innerEndedMeanwhile() {
+            next = ended
+        } else {
+            switch resumed {
+            case .value(let input):
+                next = try step(.next(input))
+            case .error(let error):
+                next = try step(.throwing(error))
+            case .close:
+                let closing = host._withUnsafeGuaranteedRef { $0.takeExit() }
+                exit = closing
+                if let pending = closing.pendingReturn, pending.type == R.self {
+                    next = try step(.returning(pending.value as! R))
+                } else {
+                    next = try step(.close)
+                }
             }
-        case .delegateDone:
-            next = try innerEnded()
         }
         guard let next else {
             // The inner completed by closing: a body being closed goes on closing; otherwise

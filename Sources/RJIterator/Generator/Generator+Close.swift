@@ -29,11 +29,23 @@ extension Generator {
             // Completed before: left as it is.
             return
         case let action:
-            do {
-                if case .yielded = try carryOut(action) { throw GeneratorError.ignoredClose }
-            } catch GeneratorError.closed where machine.endedByClose {
-                // The exit signal went through every cleanup: closed, as asked.
-            }
+            // nil: the exit signal went through every cleanup, closed as asked.
+            if case .yielded = try unlessClosed({ try carryOut(action) }) { throw GeneratorError.ignoredClose }
+        }
+    }
+}
+
+extension _RJCoroutineHost {
+    /// Runs `operation`, an operation on this generator that may close it: `nil` when it
+    /// completed the generator by closing it, which throws `GeneratorError.closed`. The one
+    /// place that tells that close from a body that threw `closed` itself (its own error, to
+    /// pass on), for `close()`, delegation (`yieldAll`) and the async generator's.
+    @inlinable
+    final func unlessClosed<T>(_ operation: () throws -> T) throws -> T? {
+        do {
+            return try operation()
+        } catch GeneratorError.closed where machine.endedByClose {
+            return nil
         }
     }
 }

@@ -12,7 +12,7 @@ import RJLocks
 // value costs one round trip whatever the depth of the chain of `yieldAll`s, where a body
 // that forwarded each value itself would cost one per level.
 //
-// Only when a delegate completes does its delegator's body run again (`.delegateDone`):
+// Only when a delegate completes does its delegator's body run again (its `delegateEnded` flag set):
 // `yieldAll` reads the outcome and the body goes on, or yields, or delegates anew, or
 // completes in its turn (and its own delegator runs). `throw`, `return` and `close` go
 // through the delegating body, which forwards them to `inner`, one level at a time: they
@@ -71,7 +71,7 @@ extension Generator {
     @inlinable
     func resumeChain(with input: Input) throws -> GeneratorStep<Element, Return> {
         var node = deepestDelegate ?? deepestOfChain()
-        var signal = ResumeSignal<Input>.value(input)
+        let signal = ResumeSignal<Input>.value(input)
         // The slots as `switchIntoBody`'s: uninitialised, the signal moved out by the body, the
         // value put in by the one that yields.
         return try _withUnprotectedUnsafeTemporaryAllocation(of: ResumeSignal<Input>.self, capacity: 1) { signalSlot in
@@ -95,12 +95,14 @@ extension Generator {
                         parent._withUnsafeGuaranteedRef { $0.delegate = nil }
                         return parent
                     }
+                    // Its delegator's body runs again, told so by its flag (the signal it moves
+                    // out of its inbox is the input, unread).
+                    parent._withUnsafeGuaranteedRef { $0.machine.delegateEnded() }
                     if parent.toOpaque() == Unmanaged.passUnretained(self).toOpaque() {
                         deepestDelegate = nil
-                        return try switchIntoBody(coro.unsafelyUnwrapped, signal: .delegateDone)
+                        return try switchIntoBody(coro.unsafelyUnwrapped, signal: signal)
                     }
                     node = parent
-                    signal = .delegateDone
                 }
             }
         }
@@ -111,11 +113,7 @@ extension Generator {
     @inlinable
     func outcomeForDelegator() throws -> GeneratorStep<Element, Return>? {
         assert(machine.current(.relaxed) == .completed, "RJIterator: internal error: a delegate said done is not")
-        do {
-            return try reportOutcome()
-        } catch GeneratorError.closed where machine.endedByClose {
-            return nil
-        }
+        return try unlessClosed { try reportOutcome() }
     }
 
     /// One forwarded operation on this delegate, which the delegating body owns: `nil` when it
@@ -123,11 +121,7 @@ extension Generator {
     /// own exit.
     @inlinable
     func stepForDelegator(_ operation: GeneratorOperation<Input, Return>) throws -> GeneratorStep<Element, Return>? {
-        do {
-            return try carryOut(machine.beginForDelegator(operation), heldByDelegator: true)
-        } catch GeneratorError.closed where machine.endedByClose {
-            return nil
-        }
+        try unlessClosed { try carryOut(machine.beginForDelegator(operation), heldByDelegator: true) }
     }
 }
 
@@ -150,8 +144,10 @@ extension Yielder {
             }
         }, step: { operation in
             try inner.stepForDelegator(operation)
-        }, innerEnded: {
-            try inner.outcomeForDelegator()
+        }, innerEndedMeanwhile: {
+            // The resumer of the chain drove `inner` to its end (its flag on this body's generator).
+            guard host._withUnsafeGuaranteedRef({ $0.machine.takeDelegateEnded() }) else { return nil }
+            return .some(try inner.outcomeForDelegator())
         })
     }
 }

@@ -189,3 +189,20 @@ extension Generator {
         body = Self.bodyThatEnded
     }
 }
+
+extension Generator {
+    /// What a completed generator answers `operation` with (its state machine's completed row,
+    /// which takes and changes nothing): the return value a `next` reports, or its error again,
+    /// or `GeneratorError.closed`; `return(v)` answers `v`; `throw(e)` throws `e`.
+    @inlinable
+    func completedOutcome(for operation: GeneratorOperation<Input, Return>) throws -> Return {
+        switch machine.completedAction(operation) {
+        case .answer(let value): return value
+        case .fail(let error): throw error
+        default:
+            if let value = machine.keptReturn(as: Return.self) { return value }
+            if case .threw(let error) = machine.outcome { throw error }
+            throw GeneratorError.closed
+        }
+    }
+}

@@ -36,9 +36,6 @@ enum ResumeSignal<Input> {
     case error(any Error)
     /// The `yield` throws the exit signal (`_RJCoroutineHost.takeExitError()` makes it).
     case close
-    /// Only for a body suspended in `yieldAll` (Generator+Delegation.swift): the generator it
-    /// delegates to was driven directly by the resumer and has completed.
-    case delegateDone
 }
 
 /// What `acquire` found: `suspended` and `created` mean the caller now holds `running`;

@@ -330,6 +330,24 @@ struct GeneratorStateMachine {
 
     // MARK: Delegation, release, dump
 
+    /// The resumer of this body's chain of delegates drove the one it delegates to to its end:
+    /// the body's `yieldAll` reads that outcome when it resumes (`takeDelegateEnded`).
+    @inlinable
+    func delegateEnded() {
+        with { $0.kept.delegateEnded = true }
+    }
+
+    /// Whether the generator this body delegates to ended while the body was suspended in
+    /// `yieldAll`; taken once.
+    @inlinable @inline(__always)
+    func takeDelegateEnded() -> Bool {
+        with { h in
+            guard h.kept.delegateEnded else { return false }
+            h.kept.delegateEnded = false
+            return true
+        }
+    }
+
     /// A delegate its owner held `running` and lets go of while it is still suspended (the
     /// owner's body left `yieldAll` early): whoever may resume it now can.
     @inlinable @inline(__always)

@@ -16,6 +16,10 @@ struct KeptState {
     @usableFromInline var yieldRefusedOnRelease = false
     /// What waits for the body at its next `yield` (`Pending`).
     @usableFromInline var pending = Pending.none
+    /// Set by the resumer of a chain of delegates (Generator+Delegation.swift) when the
+    /// generator this body delegates to completed: the body's `yieldAll` reads its outcome
+    /// instead of the signal it is resumed with.
+    @usableFromInline var delegateEnded = false
 
     @inlinable init() {}
 }

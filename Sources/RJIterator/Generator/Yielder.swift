@@ -58,7 +58,6 @@ public struct Yielder<Element, Input> {
         case .value(let input): return input
         case .error(let error): throw error
         case .close: throw host._withUnsafeGuaranteedRef { $0.takeExitError() }
-        case .delegateDone: fatalError("RJIterator: internal error: a delegation's signal reached a plain yield")
         }
     }
 
@@ -93,6 +92,26 @@ public struct Yielder<Element, Input> {
     @inlinable
     public func yieldAll<R>(_ inner: Generator<Element, Input, R>) throws -> R {
         try delegate(to: inner)
+    }
+}
+
+extension Yielder {
+    /// Yields every element of `sequence`, in order (ES6's `yield*` of an array or another
+    /// iterable): the inputs of the `next` calls that resume the body are dropped (a sequence
+    /// takes none); a `throw(_:)` or a close of this generator at one of these yields stops the
+    /// loop and comes out of `yieldAll`, as from a plain `yield`.
+    ///
+    /// ```swift
+    /// let g = Generator<Int, Void, Void> { y in
+    ///     try y.yield(1)
+    ///     try y.yieldAll([2, 3])
+    ///     try y.yieldAll(4...5)
+    /// }
+    /// // 1, 2, 3, 4, 5
+    /// ```
+    @inlinable @_disfavoredOverload
+    public func yieldAll<S: Sequence>(_ sequence: S) throws where S.Element == Element {
+        for element in sequence { _ = try yield(element) }
     }
 }
 

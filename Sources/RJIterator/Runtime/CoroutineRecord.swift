@@ -55,6 +55,10 @@ struct CoroutineRecord {
 @usableFromInline
 enum AwaitKind: UInt8 {
     case callback = 1, promise, timeout, asyncFunction, all, firstOf
+    /// `rj_await(nextOf:)` of an async generator, and `yieldAll` of one.
+    case nextStep
+    /// `rj_awaitValue(nextOf:)` of an `AsyncSequence`'s iterator, and `yieldAll` of one.
+    case asyncSequence
 }
 
 /// What an await host's body waits on, for a dump: written by the body before it suspends and

@@ -119,7 +119,7 @@ private func makeQueuedRequest(to generator: Gen, by requester: Requester, from 
     } else {
         DispatchQueue.global().async(execute: request)
     }
-    while generator.machine.currentPhase != .busyWithWaiters { usleep(50) }
+    while generator.storage.state.withLock({ $0.waitingCount }) < 1 { usleep(50) }
 }
 
 final class AsyncGeneratorAnswerOrderTests: XCTestCase {
@@ -249,10 +249,11 @@ final class AsyncGeneratorAnswerOrderTests: XCTestCase {
                     let answer = await outcome { try await generator.next() }
                     round.firstGot(answer)
                 }
-                // The first request waits for a value; then the second is made.
-                while generator.lock.withLock({ generator.queues.consumers.count }) < 1 { usleep(50) }
+                // The first request is being served (the body waits for `go`); then the second is
+                // made, and waits behind it.
+                while generator.state != .running { usleep(50) }
                 makeBufferedRequest(to: generator, by: requester, round: round)
-                while generator.lock.withLock({ generator.queues.consumers.count }) < 2 { usleep(50) }
+                while generator.storage.state.withLock({ $0.waitingCount }) < 1 { usleep(50) }
                 go.signal()
                 let (a, b) = round.wait()
                 XCTAssertEqual(a, "yielded 1", "\(requester) \(mode)")

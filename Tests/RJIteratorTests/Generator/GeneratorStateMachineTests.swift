@@ -13,7 +13,6 @@ private func describe<I, R>(_ action: GeneratorAction<I, R>) -> String {
     case .resume(.value(let input)): return "resume(value \(input))"
     case .resume(.error(let error)): return "resume(error \(error))"
     case .resume(.close): return "resume(close)"
-    case .resume(.delegateDone): return "resume(delegateDone)"
     case .complete(.returned(let value)): return "complete(returned \(value))"
     case .complete(.threw(let error)): return "complete(threw \(error))"
     case .complete(.closed): return "complete(closed)"

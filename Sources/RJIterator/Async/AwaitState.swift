@@ -1,0 +1,253 @@
+import CRJContext
+
+/// The awaits of one await host's body, one at a time: the part of the host's state that
+/// `rj_await` drives. Both hosts (an `rj_async` task, an async generator's storage) keep one
+/// inside their state machine, under their one lock; these methods are its only transitions.
+///
+/// Each `rj_await` begins a *generation*; the work completes it once (its callback, the
+/// callback's release, a timeout, a promise, a Swift task, the host's cancellation), whichever
+/// comes first; a completion for an earlier generation is ignored. The body starts the work,
+/// then takes a result that came already (`takeEarly`: no switch) or suspends; the host's
+/// driver says when the body has suspended (`bodySuspended`), so a completion never resumes a
+/// body that is still running.
+///
+///   phase           complete(r)              bodySuspended          cancel
+///   idle            ignored (stale)          -                      -
+///   started         completedEarly(r)        waiting                completedEarly(CancellationError), stop the work
+///   completedEarly  ignored                  resumed(r): resumeNow  -
+///   waiting         resumed(r): resume       -                      resumed(CancellationError): resume, stop the work
+///   resumed         ignored                  -                      -
+///
+/// `begin` moves `idle` to `started` (or refuses: the host is cancelled); the body takes the
+/// result out of `completedEarly` before it suspends (`takeEarly`: no switch), or out of
+/// `resumed` once the resume switched back into it (`takeResumed`), back to `idle`. The result
+/// stays here rather than crossing the switch, so that what crosses it stays trivial.
+@usableFromInline
+struct AwaitState {
+    @usableFromInline
+    enum Phase: UInt8 {
+        case idle
+        /// Begun; the body has not suspended.
+        case started
+        /// Completed before the body suspended (`result` holds it): the body takes it without
+        /// switching.
+        case completedEarly
+        /// The body has suspended; the completion resumes it.
+        case waiting
+        /// Completed after the body suspended (`result` holds it): it is being resumed.
+        case resumed
+    }
+
+    /// The current await's generation (0: none began yet).
+    @usableFromInline private(set) var generation: UInt64 = 0
+    /// Where the current await is (a trivial word: switching on it copies nothing).
+    @usableFromInline private(set) var phase = Phase.idle
+    /// The result, in `completedEarly` and `resumed` only (not an `RJResult?`: every test and
+    /// store of one goes through `Optional`'s value witnesses, the phase says it already).
+    @usableFromInline private(set) var result = RJResult()
+    /// What stops the work if the host is cancelled, in `started` and `waiting` only.
+    @usableFromInline private(set) var stop: (@Sendable () -> Void)?
+    /// Every await gives `CancellationError` at once from now on: the host was cancelled (an
+    /// `rj_async` task's `cancel()`, a cancelled reader of an async generator) or is being
+    /// closed on release.
+    @usableFromInline private(set) var cancelled = false
+    /// What a dump reports the body waiting on.
+    @usableFromInline private(set) var record = AwaitRecord()
+    /// A callback token no work holds any more, for the next await. It refers back to the host:
+    /// dropped when the body ends (`bodyEnded`), or the two would keep each other.
+    @usableFromInline private(set) var spareToken: CallbackToken?
+
+    @inlinable init() {}
+
+    /// What `begin` decided.
+    @usableFromInline
+    enum Begin {
+        /// The host is cancelled: the await gives `CancellationError` at once.
+        case cancelled
+        /// Await `generation` began; `spare` is a token to reuse for its callback.
+        case started(generation: UInt64, spare: CallbackToken?)
+    }
+
+    /// The body begins an await of `kind` (it awaits one thing at a time, and took the last
+    /// await's result already).
+    @usableFromInline
+    mutating func begin(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil) -> Begin {
+        if cancelled { return .cancelled }
+        generation &+= 1
+        phase = .started
+        record.note(kind, count: count, timeout: timeout)
+        return .started(generation: generation, spare: spareToken.take())
+    }
+
+    /// What stops the work of await `generation` if the host is cancelled while it waits.
+    /// Returns `true` when the await was cancelled already: the caller stops the work now.
+    @usableFromInline
+    mutating func setStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64) -> Bool {
+        guard generation == self.generation else { return false }
+        switch phase {
+        case .started, .waiting:
+            self.stop = stop
+            return false
+        case .completedEarly, .resumed:
+            return cancelled && result.error is CancellationError
+        case .idle:
+            return false
+        }
+    }
+
+    /// What `complete` decided.
+    @usableFromInline
+    enum Completion {
+        /// Another completion came first, or a later await began.
+        case ignored
+        /// Kept for the body, which has not suspended yet.
+        case kept
+        /// The body waits: the caller resumes it (it takes the result, `takeResumed`).
+        case resume
+    }
+
+    /// Completes await `generation` with `result`, unless something completed it first.
+    @usableFromInline
+    mutating func complete(_ result: RJResult, for generation: UInt64) -> Completion {
+        guard generation == self.generation else { return .ignored }
+        switch phase {
+        case .started:
+            phase = .completedEarly
+            self.result = result
+            stop = nil
+            return .kept
+        case .waiting:
+            phase = .resumed
+            self.result = result
+            stop = nil
+            record.ended()
+            return .resume
+        case .idle, .completedEarly, .resumed:
+            return .ignored
+        }
+    }
+
+    /// What `takeEarly` decided.
+    @usableFromInline
+    enum EarlyTake {
+        /// Nothing yet: the body suspends (the suspension is stamped for the dump).
+        case suspend
+        /// The result came already: it was moved into the caller's variable.
+        case stored
+        /// The work completed it on the body's thread, inside its closure: the body takes that
+        /// result (nothing completed the await first).
+        case byBody
+    }
+
+    /// The body, before it suspends in await `generation`: whether the result came already (the
+    /// body goes on without switching). `spare`: the await's callback token, if no work holds
+    /// it any more (kept for the next). `completedByBody`: the work gave a result on the body's
+    /// thread, inside its closure: it completes the await now, unless something did first.
+    @usableFromInline
+    mutating func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool,
+                            into taken: inout RJResult) -> EarlyTake {
+        if let spare { spareToken = spare }
+        guard generation == self.generation else { return .suspend }
+        switch phase {
+        case .completedEarly:
+            phase = .idle
+            record.ended()
+            taken = takeResult()
+            return .stored
+        case .started:
+            guard completedByBody else {
+                record.began()
+                return .suspend
+            }
+            phase = .idle
+            stop = nil
+            record.ended()
+            return .byBody
+        case .idle, .waiting, .resumed:
+            return .suspend
+        }
+    }
+
+    /// The result, moved out.
+    @usableFromInline
+    mutating func takeResult() -> RJResult {
+        exchange(&result, with: RJResult())
+    }
+
+    /// What `bodySuspended` decided.
+    @usableFromInline
+    enum Suspension {
+        /// The completion resumes the body.
+        case wait
+        /// Completed meanwhile: the driver resumes the body at once (it takes the result).
+        case resumeNow
+    }
+
+    /// The host's driver, once the body has suspended in await `generation`.
+    @usableFromInline
+    mutating func bodySuspended(_ generation: UInt64) -> Suspension {
+        guard generation == self.generation else { return .wait }
+        switch phase {
+        case .started:
+            phase = .waiting
+            return .wait
+        case .completedEarly:
+            phase = .resumed
+            record.ended()
+            return .resumeNow
+        case .idle, .waiting, .resumed:
+            // The body suspends only in the await it began, once: nothing else reaches here.
+            return .wait
+        }
+    }
+
+    /// The body, resumed from its await: the result (`resumed` back to `idle`).
+    @usableFromInline
+    mutating func takeResumed() -> RJResult {
+        // Only a completion's resume switches into a body suspended in an await.
+        guard phase == .resumed else { return RJResult(value: nil, error: CancellationError(), done: false) }
+        phase = .idle
+        return takeResult()
+    }
+
+    /// What `cancel` decided.
+    @usableFromInline
+    struct Cancellation {
+        /// Stops the work of the await that was pending (run outside the lock).
+        @usableFromInline var stop: (@Sendable () -> Void)?
+        /// The body was waiting: the caller resumes it (with `CancellationError`).
+        @usableFromInline var resume = false
+
+        @inlinable init(stop: (@Sendable () -> Void)? = nil, resume: Bool = false) {
+            self.stop = stop
+            self.resume = resume
+        }
+    }
+
+    /// The host is cancelled: the pending await, and every later one, gives `CancellationError`.
+    @usableFromInline
+    mutating func cancel() -> Cancellation {
+        cancelled = true
+        switch phase {
+        case .started:
+            phase = .completedEarly
+            result = RJResult(value: nil, error: CancellationError(), done: false)
+            return Cancellation(stop: stop.take())
+        case .waiting:
+            phase = .resumed
+            result = RJResult(value: nil, error: CancellationError(), done: false)
+            record.ended()
+            return Cancellation(stop: stop.take(), resume: true)
+        case .idle, .completedEarly, .resumed:
+            return Cancellation()
+        }
+    }
+
+    /// The body has ended: no await will use the spare token (returned, to be released outside
+    /// the lock).
+    @usableFromInline
+    mutating func bodyEnded() -> CallbackToken? {
+        spareToken.take()
+    }
+}
+

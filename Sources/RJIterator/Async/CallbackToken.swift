@@ -1,0 +1,115 @@
+import CRJContext
+import RJLocks
+
+/// What the callback closure handed to the awaited work holds (it is that closure's whole
+/// context). Called twice: the second call is ignored (and reported in debug builds).
+/// Released uncalled: the await completes with `RJAsyncError.callbackDropped`, so the body
+/// goes on and its stack is freed.
+///
+/// Work that calls back inside its closure and keeps nothing (the common synchronous case)
+/// leaves the token with no other owner: the host keeps it for the next await (`settle`),
+/// so such an await allocates nothing. The token holds its host (what an `rj_await` of
+/// an async generator's body finds is the generator's storage, not the generator its users
+/// hold: work that keeps a callback does not keep the generator from being released).
+@usableFromInline
+final class CallbackToken: @unchecked Sendable {
+    private let host: _RJAwaitHost
+    /// Rewritten only by `reuse`, when nobody else holds the token.
+    @exclusivity(unchecked) private var generation: UInt64
+    /// Where the `rj_await` is (`#fileID`, `#line` of its call), for the message of a callback
+    /// called twice; rewritten only by `reuse`.
+    @exclusivity(unchecked) private var site: AwaitSite
+    /// How many times the callback was called: the first call counts, the second is reported,
+    /// later ones are ignored quietly.
+    private let calls = RJAtomic<Int>(0)
+    /// The coroutine of the awaiting body (as a number): a call on it is the work calling back
+    /// inside its own closure, before the body suspends. Rewritten only by `reuse`.
+    @exclusivity(unchecked) private var bodyCoroutine: UInt
+    /// The result of such a call, for the body to take when the work's closure returns
+    /// (`takeBodyResult`) without the host's lock: written and read on the body's thread only.
+    @exclusivity(unchecked) private var bodyResult = RJResult()
+
+    init(_ host: _RJAwaitHost, _ generation: UInt64, site: AwaitSite) {
+        self.host = host
+        self.generation = generation
+        self.site = site
+        bodyCoroutine = UInt(bitPattern: rj_coro_current())
+    }
+
+    func call(_ value: Any?, _ error: (any Error)?) {
+        // Read before the exchange, whose release publishes it to `settle`: after the
+        // exchange this call touches nothing of the token that `reuse` rewrites.
+        let generation = self.generation
+        let site = self.site
+        let earlier = calls.add(1, ordering: .acquiringAndReleasing).oldValue
+        guard earlier == 0 else {
+            // Once per await, in every build: a callback called twice is a bug of the work.
+            if earlier == 1 { site.reportCalledTwice() }
+            return
+        }
+        let result = RJResult(value: AnyValue.copy(value), error: error, done: false)
+        if UInt(bitPattern: rj_coro_current()) == bodyCoroutine {
+            // The body itself, inside the work's closure: it takes the result when the closure
+            // returns, and gives it to its host's state with its next step (no lock here).
+            bodyResult = result
+            calledOnBody = true
+            return
+        }
+        host.completeAwait(result, for: generation)
+    }
+
+    /// Whether `bodyResult` holds the result of such a call (body's thread only).
+    @exclusivity(unchecked) private(set) var calledOnBody = false
+
+    /// The result of a call the work made inside its closure, on the body's thread (`call`);
+    /// taken by the body once the closure has returned.
+    func takeBodyResult() -> RJResult {
+        calledOnBody = false
+        return exchange(&bodyResult, with: RJResult())
+    }
+
+    /// Called by the awaiting body once the work's closure has returned, with the body's only
+    /// reference. If the work kept no reference to the callback, the token is settled here (a
+    /// callback dropped uncalled completes the await, as `deinit` would: that result is
+    /// returned, for the body to take) and can serve the next await (`spare`); otherwise it is
+    /// left to the work.
+    static func settle(_ token: inout CallbackToken) -> (spare: Bool, dropped: Bool) {
+        // Unique: every other reference is gone (a reference count is never seen lower than it
+        // is), so nobody can call it again.
+        guard isKnownUniquelyReferenced(&token) else { return (false, false) }
+        return (true, token.calls.add(1, ordering: .acquiring).oldValue == 0)
+    }
+
+    /// Makes a settled token (see `settle`) the callback of await `generation`.
+    func reuse(for generation: UInt64, site: AwaitSite) {
+        self.generation = generation
+        self.site = site
+        bodyCoroutine = UInt(bitPattern: rj_coro_current())
+        if calledOnBody { _ = takeBodyResult() }
+        calls.store(0, ordering: .relaxed)
+    }
+
+    deinit {
+        if calls.load(ordering: .acquiring) == 0 {
+            host.completeAwait(RJResult(value: nil, error: RJAsyncError.callbackDropped, done: false), for: generation)
+        }
+    }
+}
+
+/// Where an `rj_await` was called, for its messages.
+@usableFromInline
+struct AwaitSite: Sendable {
+    @usableFromInline let file: StaticString
+    @usableFromInline let line: UInt
+
+    @inlinable init(file: StaticString, line: UInt) {
+        self.file = file
+        self.line = line
+    }
+
+    /// The message of a callback called a second time.
+    func reportCalledTwice() {
+        rj_report("RJIterator: the callback of the rj_await at \(file):\(line) was called twice; the second call is ignored "
+                  + "(call an rj_await's callback once)")
+    }
+}

@@ -1,0 +1,246 @@
+import CRJContext
+import Foundation
+import RJLocks
+
+/// What an ``AsyncGenerator`` is made of, kept apart from the object its users hold: the
+/// body's coroutine, the state machine under the one lock, and the await host that `rj_await`
+/// finds in the body (AwaitHost.swift). Work that keeps a callback, a timer, a promise's
+/// observer hold this storage, never the generator itself, so the last reference a user drops
+/// still releases the generator (and closes its body) whatever the body's awaits left behind.
+///
+/// Threads: the state is touched only under `state`'s lock; the body runs on whichever thread
+/// the state machine gave the turn to (the caller's, the thread that completed an await, the
+/// generator's queue); the core's own state word keeps the dump out while it runs.
+@usableFromInline
+final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Sendable>: _RJAwaitHost, @unchecked Sendable {
+    @usableFromInline typealias Core = Generator<AsyncEvent<Element>, AsyncResume<Input>, Return>
+    @usableFromInline typealias Step = GeneratorStep<Element, Return>
+    @usableFromInline typealias Operation = GeneratorOperation<Input, Return>
+
+    /// The body's coroutine. Resumed only by the thread the state machine gave the turn to.
+    @usableFromInline let core: Core
+    /// The whole state (AsyncGeneratorStateMachine.swift), under the one lock.
+    @usableFromInline let state: RJHintedMutex<AsyncGeneratorStateMachine>
+    /// Where the body goes on after an await; nil: on the thread that completed it.
+    @usableFromInline let resumeQueue: DispatchQueue?
+    /// The two paths reached from untyped code (an await's completion, an `rj_await`'s
+    /// suspension: AwaitHost.swift), made by the initialiser where the types are known, so
+    /// that they run specialised code (a method of a generic class reached through the class's
+    /// table is generic code, which looks its types' metadata up on every call).
+    @usableFromInline let resumeEntry: (AsyncGeneratorStorage) -> Void
+    @usableFromInline let switchOutEntry: (AsyncGeneratorStorage, UInt64) -> RJResult
+
+    @inlinable
+    init(capacity: Int, queue: DispatchQueue?, stackMode: StackMode?, file: StaticString, line: UInt,
+         _ body: @escaping @Sendable (AsyncYielder<Element, Input>) throws -> Return) {
+        resumeQueue = queue
+        core = Core(checkedStackSize: 0, stackMode: stackMode, kind: .asyncGenerator, file: file, line: line) { y in
+            try body(AsyncYielder(host: y.host, id: y.id))
+        }
+        state = RJHintedMutex(AsyncGeneratorStateMachine(capacity: capacity))
+        resumeEntry = { storage in storage.resumeSpecialised() }
+        switchOutEntry = { storage, generation in storage.switchOutSpecialised(generation) }
+        // The host's queue serves the turns started in the background (a waiting request
+        // served after a caller's turn, producing ahead) and the resumes of cancellations.
+        super.init(queue: queue ?? .global())
+        adopt(core)
+    }
+
+    // MARK: The await host's part
+
+    override func withAwaits(_ body: (inout AwaitState) -> Void) {
+        withAwaitsOf(state, body)
+    }
+
+    /// A relay asks this before each step of the generator it reads: a body running its own
+    /// caller's turn, as the lock word says, is not cancelled (a cancelled generator is never in
+    /// one of the word's two fast states), and that answer costs no lock.
+    override var isCancelled: Bool {
+        if state.carries(AsyncGeneratorStateMachine.callerTurnHint) { return false }
+        return super.isCancelled
+    }
+
+    override func resumeAfterAwait() {
+        resumeEntry(self)
+    }
+
+    override func switchOut(awaiting generation: UInt64) -> RJResult {
+        switchOutEntry(self, generation)
+    }
+
+    /// Resumes the body, waiting in an await that has its result: on `resumeQueue`, or right
+    /// here, on the thread that completed the await; the turn goes on there.
+    @inlinable
+    func resumeSpecialised() {
+        guard let resumeQueue else { return drive(.awaited) }
+        resumeQueue.async { self.drive(.awaited) }
+    }
+
+    /// The body's side of an `rj_await`: suspends its coroutine, handing out the await, until
+    /// the turn resumes it with the await's result.
+    @inlinable
+    func switchOutSpecialised(_ generation: UInt64) -> RJResult {
+        let current = rj_coro_current().unsafelyUnwrapped
+        switch core.suspend(current, yielding: AsyncEvent<Element>.awaiting(generation), resumedWith: AsyncResume<Input>.self) {
+        case .value(.awaited): return state.withLock { $0.awaits.takeResumed() }
+        case .value(.input):
+            preconditionFailure("RJIterator: internal error: an async generator's await was resumed with a request's input")
+        case .error(let error): return RJResult(value: nil, error: error, done: false)
+        case .close: return RJResult(value: nil, error: CancellationError(), done: false)
+        }
+    }
+
+    // MARK: Release and cancellation
+
+    /// The last reference to the generator went: a body at a `yield` is closed here, on this
+    /// thread, as a `Generator`'s is; a body producing ahead is closed at its next `yield` (its
+    /// pending await, if any, gives `CancellationError` at once). Reached from the generator's
+    /// deinit, which is generic code: nothing here needs the types.
+    @usableFromInline
+    func release() {
+        switch state.withLock({ $0.released() }) {
+        case .none: return
+        case .closeNow: closeForRelease()
+        case .closeAtNextYield(let cancellation): carryOut(cancellation)
+        }
+    }
+
+    /// Closes the body at its `yield`, released: its yields and awaits give `CancellationError`
+    /// (its cleanups cannot wait for anything nor hand a value to anyone), so it runs to its
+    /// end; ending with that error is not reported.
+    @usableFromInline
+    func closeForRelease() {
+        // Out of the registry first, as a Generator's release is: no dump reads the core while
+        // it is closed here (and none holds it, so the close can take it).
+        core.record.unregister()
+        core.closeOnRelease(cancelledByRelease: true)
+        let end = state.withLock { $0.turnEnded() }
+        // Requests that wait hold the generator, so none should be left; if one is, it gets the
+        // end as any request after it would.
+        for request in end.left { answer(request, outcomeAnswer(operation(of: request), end.ending)) }
+        withExtendedLifetime(end.spare) {}
+    }
+
+    /// A cancellation's effect on the body: stops the pending await's work and resumes the body
+    /// with `CancellationError` if it was waiting. Not on the cancelling thread: this runs in a
+    /// task's cancellation handler or a release, and resuming runs the body.
+    @usableFromInline
+    func carryOut(_ cancellation: AwaitState.Cancellation) {
+        if cancellation.stop == nil && !cancellation.resume { return }
+        let box = UncheckedBox(value: cancellation)
+        queue.async {
+            box.value.stop?()
+            if box.value.resume { self.resumeAfterAwait() }
+        }
+    }
+
+    /// The caller of `request` was cancelled: the generator ends at its place (the rule for
+    /// several readers, AsyncGeneratorStateMachine.swift).
+    @inlinable
+    func cancel(_ request: AsyncRequest) {
+        switch state.withLock({ $0.cancel(request) }) {
+        case .none:
+            return
+        case .cancelledTurn(let cancellation):
+            carryOut(cancellation)
+        case .withdrawn(let stop):
+            answer(request, .failure(CancellationError()))
+            if let stop { carryOut(stop) }
+        }
+    }
+
+    /// A reader whose task is cancelled already asks: its place ends the generator; it gets
+    /// `CancellationError` (once the body's cleanups ran, if the place came at once).
+    @inlinable
+    func cancellationArrives() {
+        carryOut(state.withLock { $0.cancellationArrives() })
+    }
+
+    @inlinable
+    func carryOut(_ start: AsyncGeneratorStateMachine.CancellationStart) {
+        switch start {
+        case .closeHere: drive(.cancellation)
+        case .queued(let stop): if let stop { carryOut(stop) }
+        case .ended: break
+        }
+    }
+
+    // MARK: Answers
+
+    /// Gives `request` its answer (the state machine decided it): resumes the task waiting on
+    /// it, or keeps the answer for the body waiting in an await and wakes that await.
+    @inlinable
+    func answer(_ request: AsyncRequest, _ result: Result<Step, any Error>) {
+        let (waiter, cancelled) = state.withLock { _ in request.settle(with: result) }
+        switch waiter {
+        case .none:
+            break
+        case .continuation(let raw):
+            let given: Result<Step, any Error> = cancelled ? .failure(CancellationError()) : result
+            unsafeBitCast(raw, to: UnsafeContinuation<Step, any Error>.self).resume(with: given)
+        case .callback(let notify):
+            notify()
+        }
+    }
+
+    /// The answer kept in `request`, if it has one (for a waiter that came after it).
+    @inlinable
+    func keptAnswer(of request: AsyncRequest) -> Result<Step, any Error>? {
+        let (kept, cancelled) = state.withLock { _ in (request.answer, request.cancelled) }
+        guard let kept else { return nil }
+        return cancelled ? .failure(CancellationError()) : (kept as! Result<Step, any Error>)
+    }
+
+    /// A request on a generator whose body has ended, answered from what the body kept: a
+    /// `next` gets its return value (or its error again, or `GeneratorError.closed` when a
+    /// reader's cancellation ended it), `return(v)` gives `.returned(v)`, `throw(e)` throws `e`.
+    @inlinable
+    func outcomeAnswer(_ operation: Operation, _ ending: AsyncGeneratorStateMachine.Ending) -> Result<Step, any Error> {
+        Result {
+            do {
+                return .returned(try core.completedOutcome(for: Self.coreOperation(operation)))
+            } catch is CancellationError where ending == .byCancellation && operation.isNext {
+                throw GeneratorError.closed
+            }
+        }
+    }
+
+    /// The operation `request` carries (typed again: requests hold it erased).
+    @inlinable
+    func operation(of request: AsyncRequest) -> Operation {
+        request.operation as! Operation
+    }
+
+    /// Where the body is (`AsyncGenerator.state`).
+    @usableFromInline
+    var generatorState: GeneratorState { state.withLock { $0.generatorState } }
+
+    /// Whether a reader's cancellation ended the body.
+    @usableFromInline
+    var endedByCancellation: Bool {
+        state.withLock { machine in
+            if case .ended(.byCancellation) = machine.body { return true }
+            return false
+        }
+    }
+}
+
+extension GeneratorOperation {
+    /// A `next` (or what starts or resumes a body as `next` does), which a value produced ahead
+    /// answers; `return`, `throw` and `close` act at the body's `yield`.
+    @inlinable
+    var isNext: Bool {
+        switch self {
+        case .next, .send, .start, .delegate: return true
+        case .throwing, .returning, .close: return false
+        }
+    }
+}
+
+/// The await state of an async generator's state machine, under its lock. A free function, not
+/// generic: reached from the storage's methods that untyped code calls (a generic class's
+/// method is generic code, which would copy the state through its value witnesses).
+@usableFromInline
+func withAwaitsOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, _ body: (inout AwaitState) -> Void) {
+    state.withLock { body(&$0.awaits) }
+}
