@@ -64,14 +64,15 @@ public class _RJAwaitHost: @unchecked Sendable {
 
     /// The body begins an await of `kind`: its generation and a callback token to reuse, or
     /// `nil` when the host is cancelled (the await gives `CancellationError` at once).
+    /// (Each kind of host overrides it with a direct call of `AwaitState.begin`: it is on the
+    /// path of every await; this one goes through `withAwaits`.)
     @usableFromInline
-    final func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil) -> (generation: UInt64, spare: CallbackToken?)? {
-        var begun = AwaitState.Begin.cancelled
-        withAwaits { begun = $0.begin(kind, count: count, timeout: timeout) }
-        switch begun {
-        case .cancelled: return nil
-        case .started(let generation, let spare): return (generation, spare)
-        }
+    func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil) -> (generation: UInt64, spare: CallbackToken?)? {
+        var generation: UInt64 = 0
+        var spare: CallbackToken?
+        withAwaits { generation = $0.begin(kind, count: count, timeout: timeout, spare: &spare) }
+        if generation == 0 { return nil }
+        return (generation, spare)
     }
 
     /// What stops the work of await `generation` if the host is cancelled while it waits.
@@ -99,12 +100,9 @@ public class _RJAwaitHost: @unchecked Sendable {
     @usableFromInline
     final func suspend(awaiting generation: UInt64, keeping spare: CallbackToken? = nil,
                        completedByBody: Bool = false, bodyResult: () -> RJResult = { RJResult() }) -> RJResult {
-        var result = RJResult()
-        var take = AwaitState.EarlyTake.suspend
-        withAwaits { take = $0.takeEarly(for: generation, keeping: spare, completedByBody: completedByBody, into: &result) }
-        switch take {
-        case .stored: return result
+        switch takeEarly(for: generation, keeping: spare, completedByBody: completedByBody) {
         case .byBody: return bodyResult()
+        case .stored: return takeResult()
         case .suspend: break
         }
         // While the body waits nothing else may hold the host (its caller may have let it go):
@@ -112,6 +110,22 @@ public class _RJAwaitHost: @unchecked Sendable {
         let keptAlive = Unmanaged.passRetained(self)
         defer { keptAlive.release() }
         return switchOut(awaiting: generation)
+    }
+
+    /// `AwaitState.takeEarly` under the lock. (Overridden as `beginAwait` is.)
+    @usableFromInline
+    func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool) -> AwaitState.EarlyTake {
+        var take = AwaitState.EarlyTake.suspend
+        withAwaits { take = $0.takeEarly(for: generation, keeping: spare, completedByBody: completedByBody) }
+        return take
+    }
+
+    /// The result an await completed with before the body suspended.
+    @usableFromInline @inline(never)
+    final func takeResult() -> RJResult {
+        var result = RJResult()
+        withAwaits { result = $0.takeResult() }
+        return result
     }
 
     /// What a dump reports the body waiting on.

@@ -59,24 +59,17 @@ struct AwaitState {
 
     @inlinable init() {}
 
-    /// What `begin` decided.
-    @usableFromInline
-    enum Begin {
-        /// The host is cancelled: the await gives `CancellationError` at once.
-        case cancelled
-        /// Await `generation` began; `spare` is a token to reuse for its callback.
-        case started(generation: UInt64, spare: CallbackToken?)
-    }
-
     /// The body begins an await of `kind` (it awaits one thing at a time, and took the last
-    /// await's result already).
+    /// await's result already): its generation, or 0 when the host is cancelled (the await
+    /// gives `CancellationError` at once). `spare` gets a token to reuse for its callback.
     @usableFromInline
-    mutating func begin(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil) -> Begin {
-        if cancelled { return .cancelled }
+    mutating func begin(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil, spare: inout CallbackToken?) -> UInt64 {
+        if cancelled { return 0 }
         generation &+= 1
         phase = .started
         record.note(kind, count: count, timeout: timeout)
-        return .started(generation: generation, spare: spareToken.take())
+        spare = spareToken.take()
+        return generation
     }
 
     /// What stops the work of await `generation` if the host is cancelled while it waits.
@@ -132,7 +125,7 @@ struct AwaitState {
     enum EarlyTake {
         /// Nothing yet: the body suspends (the suspension is stamped for the dump).
         case suspend
-        /// The result came already: it was moved into the caller's variable.
+        /// The result came already: the body takes it (`takeResult`, the phase is `completedEarly`).
         case stored
         /// The work completed it on the body's thread, inside its closure: the body takes that
         /// result (nothing completed the await first).
@@ -144,15 +137,12 @@ struct AwaitState {
     /// it any more (kept for the next). `completedByBody`: the work gave a result on the body's
     /// thread, inside its closure: it completes the await now, unless something did first.
     @usableFromInline
-    mutating func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool,
-                            into taken: inout RJResult) -> EarlyTake {
-        if let spare { spareToken = spare }
+    mutating func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool) -> EarlyTake {
+        if let spare, spare !== spareToken { spareToken = spare }
         guard generation == self.generation else { return .suspend }
         switch phase {
         case .completedEarly:
-            phase = .idle
             record.ended()
-            taken = takeResult()
             return .stored
         case .started:
             guard completedByBody else {
@@ -160,7 +150,7 @@ struct AwaitState {
                 return .suspend
             }
             phase = .idle
-            stop = nil
+            if stop != nil { stop = nil }
             record.ended()
             return .byBody
         case .idle, .waiting, .resumed:
@@ -168,10 +158,11 @@ struct AwaitState {
         }
     }
 
-    /// The result, moved out.
+    /// The result, moved out (`completedEarly` or `resumed` back to `idle`).
     @usableFromInline
     mutating func takeResult() -> RJResult {
-        exchange(&result, with: RJResult())
+        phase = .idle
+        return exchange(&result, with: RJResult())
     }
 
     /// What `bodySuspended` decided.
@@ -206,7 +197,6 @@ struct AwaitState {
     mutating func takeResumed() -> RJResult {
         // Only a completion's resume switches into a body suspended in an await.
         guard phase == .resumed else { return RJResult(value: nil, error: CancellationError(), done: false) }
-        phase = .idle
         return takeResult()
     }
 

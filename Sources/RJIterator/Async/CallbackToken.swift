@@ -27,7 +27,10 @@ final class CallbackToken: @unchecked Sendable {
     @exclusivity(unchecked) private var bodyCoroutine: UInt
     /// The result of such a call, for the body to take when the work's closure returns
     /// (`takeBodyResult`) without the host's lock: written and read on the body's thread only.
-    @exclusivity(unchecked) private var bodyResult = RJResult()
+    /// Raw memory, made by the first such call and kept with the token (which the host keeps for
+    /// the next await): an `RJResult` stored and taken as a value goes through its value
+    /// witnesses (its `Any`), a move of raw memory does not.
+    @exclusivity(unchecked) private var bodySlot: UnsafeMutablePointer<RJResult>?
 
     init(_ host: _RJAwaitHost, _ generation: UInt64, site: AwaitSite) {
         self.host = host
@@ -51,7 +54,8 @@ final class CallbackToken: @unchecked Sendable {
         if UInt(bitPattern: rj_coro_current()) == bodyCoroutine {
             // The body itself, inside the work's closure: it takes the result when the closure
             // returns, and gives it to its host's state with its next step (no lock here).
-            bodyResult = result
+            if bodySlot == nil { bodySlot = .allocate(capacity: 1) }
+            bodySlot.unsafelyUnwrapped.initialize(to: result)
             calledOnBody = true
             return
         }
@@ -65,7 +69,7 @@ final class CallbackToken: @unchecked Sendable {
     /// taken by the body once the closure has returned.
     func takeBodyResult() -> RJResult {
         calledOnBody = false
-        return exchange(&bodyResult, with: RJResult())
+        return bodySlot.unsafelyUnwrapped.move()
     }
 
     /// Called by the awaiting body once the work's closure has returned, with the body's only
@@ -90,6 +94,10 @@ final class CallbackToken: @unchecked Sendable {
     }
 
     deinit {
+        if let bodySlot {
+            if calledOnBody { bodySlot.deinitialize(count: 1) }
+            bodySlot.deallocate()
+        }
         if calls.load(ordering: .acquiring) == 0 {
             host.completeAwait(RJResult(value: nil, error: RJAsyncError.callbackDropped, done: false), for: generation)
         }

@@ -265,6 +265,18 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
         state.withLock { body(&$0.awaits) }
     }
 
+    override final func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil)
+        -> (generation: UInt64, spare: CallbackToken?)?
+    {
+        var spare: CallbackToken?
+        let generation = state.withLock { $0.awaits.begin(kind, count: count, timeout: timeout, spare: &spare) }
+        return generation == 0 ? nil : (generation, spare)
+    }
+
+    override final func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool) -> AwaitState.EarlyTake {
+        state.withLock { $0.awaits.takeEarly(for: generation, keeping: spare, completedByBody: completedByBody) }
+    }
+
     /// A completed await resumes the body on the task's queue.
     override final func resumeAfterAwait() {
         queue.async { self.step(afterAwait: true) }

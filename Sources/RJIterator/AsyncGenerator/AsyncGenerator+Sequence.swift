@@ -25,10 +25,14 @@ extension AsyncGenerator: AsyncSequence where Input == Void {
 /// ```
 public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: AsyncIteratorProtocol {
     @usableFromInline let generator: AsyncGenerator<Element, Void, Return>
+    /// The generator's storage, read once: a request reaches it without a load of the generator
+    /// (and without the retain around that load that isolated loops paid per element).
+    @usableFromInline let storage: AsyncGeneratorStorage<Element, Void, Return>
     @usableFromInline var finished = false
 
     @usableFromInline init(generator: AsyncGenerator<Element, Void, Return>) {
         self.generator = generator
+        storage = generator.storage
     }
 
     @inlinable
@@ -52,7 +56,7 @@ public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: Async
     @inlinable
     nonisolated(nonsending) public mutating func next(isolation actor: (any Actor)?) async throws -> Element? {
         if finished { return nil }
-        let attempt = generator.storage.attemptOutOfLine(.next(()))
+        let attempt = storage.attemptOutOfLine(.next(()))
         if case .answered(.success(.yielded(let value))) = attempt { return value }
         return try await nextLater(attempt)
     }
@@ -61,13 +65,13 @@ public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: Async
     @inlinable @inline(never)
     nonisolated(nonsending) mutating func nextLater(_ attempt: AsyncGeneratorStorage<Element, Void, Return>.Attempt) async throws -> Element? {
         do {
-            switch try await generator.storage.answerLater(.next(()), attempt) {
+            switch try await storage.answerLater(.next(()), attempt) {
             case .yielded(let value): return value
             case .returned:
                 finished = true
                 return nil
             }
-        } catch GeneratorError.closed where generator.storage.endedByCancellation {
+        } catch GeneratorError.closed where storage.endedByCancellation {
             // Another reader's cancellation ended the generator: the end, for this reader.
             finished = true
             return nil

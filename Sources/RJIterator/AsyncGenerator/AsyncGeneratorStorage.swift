@@ -52,6 +52,16 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         withAwaitsOf(state, body)
     }
 
+    override func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil)
+        -> (generation: UInt64, spare: CallbackToken?)?
+    {
+        beginAwaitOf(state, kind, count: count, timeout: timeout)
+    }
+
+    override func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool) -> AwaitState.EarlyTake {
+        takeEarlyOf(state, for: generation, keeping: spare, completedByBody: completedByBody)
+    }
+
     /// A relay asks this before each step of the generator it reads: a body running its own
     /// caller's turn, as the lock word says, is not cancelled (a cancelled generator is never in
     /// one of the word's two fast states), and that answer costs no lock.
@@ -243,4 +253,22 @@ extension GeneratorOperation {
 @usableFromInline
 func withAwaitsOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, _ body: (inout AwaitState) -> Void) {
     state.withLock { body(&$0.awaits) }
+}
+
+/// `AwaitState.begin` of an async generator's state machine, under its lock (not generic, as
+/// `withAwaitsOf`).
+@usableFromInline
+func beginAwaitOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, _ kind: AwaitKind, count: Int, timeout: Double?)
+    -> (generation: UInt64, spare: CallbackToken?)?
+{
+    var spare: CallbackToken?
+    let generation = state.withLock { $0.awaits.begin(kind, count: count, timeout: timeout, spare: &spare) }
+    return generation == 0 ? nil : (generation, spare)
+}
+
+/// `AwaitState.takeEarly` of an async generator's state machine, under its lock.
+@usableFromInline
+func takeEarlyOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, for generation: UInt64,
+                 keeping spare: CallbackToken?, completedByBody: Bool) -> AwaitState.EarlyTake {
+    state.withLock { $0.awaits.takeEarly(for: generation, keeping: spare, completedByBody: completedByBody) }
 }
