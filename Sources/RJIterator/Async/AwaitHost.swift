@@ -76,10 +76,12 @@ public class _RJAwaitHost: @unchecked Sendable {
     }
 
     /// What stops the work of await `generation` if the host is cancelled while it waits.
+    /// `answersAwait`: the stop makes the awaited work answer the await (the await of another
+    /// generator's step), so a cancellation runs it and lets that answer complete the await.
     @usableFromInline
-    final func setStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64) {
+    final func setStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64, answersAwait: Bool = false) {
         var cancelledAlready = false
-        withAwaits { cancelledAlready = $0.setStop(stop, for: generation) }
+        withAwaits { cancelledAlready = $0.setStop(stop, for: generation, answersAwait: answersAwait) }
         if cancelledAlready { stop() }
     }
 

@@ -47,6 +47,10 @@ struct AwaitState {
     @usableFromInline private(set) var result = RJResult()
     /// What stops the work if the host is cancelled, in `started` and `waiting` only.
     @usableFromInline private(set) var stop: (@Sendable () -> Void)?
+    /// The stop answers the await itself (the await of another generator's step: its request's
+    /// answer, a value decided before the cancellation or `CancellationError`, is what
+    /// completes it), so the cancellation does not complete it.
+    @usableFromInline private(set) var stopAnswers = false
     /// Every await gives `CancellationError` at once from now on: the host was cancelled (an
     /// `rj_async` task's `cancel()`, a cancelled reader of an async generator) or is being
     /// closed on release.
@@ -75,11 +79,12 @@ struct AwaitState {
     /// What stops the work of await `generation` if the host is cancelled while it waits.
     /// Returns `true` when the await was cancelled already: the caller stops the work now.
     @usableFromInline
-    mutating func setStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64) -> Bool {
+    mutating func setStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64, answersAwait: Bool = false) -> Bool {
         guard generation == self.generation else { return false }
         switch phase {
         case .started, .waiting:
             self.stop = stop
+            stopAnswers = answersAwait
             return false
         case .completedEarly, .resumed:
             return cancelled && result.error is CancellationError
@@ -108,11 +113,13 @@ struct AwaitState {
             phase = .completedEarly
             self.result = result
             stop = nil
+            stopAnswers = false
             return .kept
         case .waiting:
             phase = .resumed
             self.result = result
             stop = nil
+            stopAnswers = false
             record.ended()
             return .resume
         case .idle, .completedEarly, .resumed:
@@ -218,6 +225,10 @@ struct AwaitState {
     @usableFromInline
     mutating func cancel() -> Cancellation {
         cancelled = true
+        if stopAnswers, phase == .started || phase == .waiting {
+            // The stop's answer completes the await.
+            return Cancellation(stop: stop.take())
+        }
         switch phase {
         case .started:
             phase = .completedEarly

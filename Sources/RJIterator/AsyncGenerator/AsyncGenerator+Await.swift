@@ -18,8 +18,12 @@ extension AsyncGeneratorStorage {
                 // Its own request would wait behind the one it is serving, forever.
                 throw GeneratorError.alreadyRunning
             }
-            // A cancelled body starts nothing (its own cancellation, not this generator's).
-            if current.isCancelled { throw CancellationError() }
+            // A cancelled reader asks: as a Swift task cancelled already does, it ends the
+            // generator at its place, and gets CancellationError.
+            if current.isCancelled {
+                cancellationArrives()
+                throw CancellationError()
+            }
             switch serveCaller(operation) {
             case .answered(let result): return try result.get()
             case .pending(let request): return try awaitAnswer(of: request, in: current)
@@ -44,10 +48,15 @@ extension AsyncGeneratorStorage {
     func awaitAnswer(of request: AsyncRequest, in current: _RJAwaitHost) throws -> Step {
         if let kept = keptAnswer(of: request) { return try kept.get() }
         guard let (generation, spare) = current.beginAwait(.nextStep) else {
+            // Cancelled meanwhile: as a cancellation of the request (it may have its value).
             cancel(request)
+            if let kept = keptAnswer(of: request) { return try kept.get() }
             throw CancellationError()
         }
-        current.setStop({ self.cancel(request) }, for: generation)
+        // A cancellation of `current` cancels the request; the request's answer (the value
+        // decided before the cancellation, or CancellationError) completes the await, as a
+        // Swift task's continuation gets it.
+        current.setStop({ self.cancel(request) }, for: generation, answersAwait: true)
         let answeredMeanwhile = state.withLock { _ -> Bool in
             if request.answer != nil { return true }
             request.waiter = .callback({ current.completeAwait(RJResult(), for: generation) })

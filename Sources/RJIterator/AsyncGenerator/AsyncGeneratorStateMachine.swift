@@ -53,7 +53,7 @@ import RJLocks
 /// completion, a release) need no type metadata.
 @usableFromInline
 struct AsyncGeneratorStateMachine: RJHintedValue {
-    /// Where the body is. Trivial (no reference): copied and replaced with plain stores.
+    /// Where the body is.
     @usableFromInline
     enum Body {
         /// Not started; nothing in progress.
@@ -91,12 +91,12 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
 
         /// A turn serving `request`.
         @inlinable init(serving request: AsyncRequest, released: Bool = false) {
-            self.init(.request(Unmanaged.passUnretained(request)), released: released)
+            self.init(.request(request), released: released)
         }
 
         /// The request it serves, if it serves one.
         @inlinable var request: AsyncRequest? {
-            if case .request(let request) = serving { return request.takeUnretainedValue() }
+            if case .request(let request) = serving { return request }
             return nil
         }
     }
@@ -105,10 +105,10 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
     enum Serving {
         /// The caller on whose thread the body runs, answered by returning.
         case caller
-        /// A request answered by the storage (a continuation, an await of another body).
-        /// Unretained: its requester holds it until it has its answer, and a turn that holds no
-        /// reference is copied and replaced without reference counting.
-        case request(Unmanaged<AsyncRequest>)
+        /// A request answered by the storage (a continuation, an await of another body). Held
+        /// here: a requester may stop waiting before its answer (an `rj_async` reader's await
+        /// cancelled) while the body still serves it.
+        case request(AsyncRequest)
         /// Nobody: the body produces ahead (`bufferingUpTo:`).
         case ahead
         /// Nobody: a cancellation or a release is closing the body.
@@ -349,8 +349,7 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
         if turn.released { return .closeForRelease }
         if awaits.cancelled { return .refuse }
         switch turn.serving {
-        case .request(let served):
-            let request = served.takeUnretainedValue()
+        case .request(let request):
             request.answered = true
             return .answer(request, then: nextTurnAfterAnswer())
         case .caller, .closing:
@@ -475,7 +474,7 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
     @usableFromInline
     mutating func turnAwaits(_ generation: UInt64, callerNowWaitingAs caller: AsyncRequest?) -> AwaitState.Suspension {
         if let caller, case .running(var turn) = body, case .caller = turn.serving {
-            turn.serving = .request(Unmanaged.passUnretained(caller))
+            turn.serving = .request(caller)
             body = .running(turn)
         }
         return awaits.bodySuspended(generation)
@@ -584,6 +583,24 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
         case .running: return .running
         case .ended: return .completed
         }
+    }
+
+    /// What breaks the invariants of the header (waiters only behind a running turn, at most
+    /// `capacity` values ahead and none without a buffer, a turn's request not answered yet),
+    /// if anything: the tests check it after events.
+    @usableFromInline
+    var invariantViolation: String? {
+        if case .waiters = queue, case .running = body {} else if case .waiters = queue { return "waiters without a turn" }
+        if case .ahead(let values) = queue {
+            if capacity == 0 { return "values ahead without a buffer" }
+            if values.isEmpty { return "an empty queue of values" }
+            if case .suspended = body, values.count > capacity { return "more values ahead than the buffer holds" }
+            if case .running = body, values.count >= capacity { return "a turn producing into a full buffer" }
+            if case .fresh = body { return "values ahead of a body that never ran" }
+        }
+        if case .waiters(let waiters) = queue, waiters.isEmpty { return "an empty queue of waiters" }
+        if case .running(let turn) = body, let request = turn.request, request.answered { return "the turn serves an answered request" }
+        return nil
     }
 
     /// How many requests and cancellations wait behind the turn (for tests).

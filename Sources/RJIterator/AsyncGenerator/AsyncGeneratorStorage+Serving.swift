@@ -199,7 +199,7 @@ extension AsyncGeneratorStorage {
                 }
             case .ended(let result):
                 let end = state.withLock { $0.turnEnded() }
-                if case .request(let request) = end.served { answer(request.takeUnretainedValue(), result) }
+                if case .request(let request) = end.served { answer(request, result) }
                 answerLeft(end)
                 return
             }

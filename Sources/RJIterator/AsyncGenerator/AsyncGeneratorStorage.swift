@@ -202,14 +202,17 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
     }
 
     /// A request on a generator whose body has ended, answered from what the body kept: a
-    /// `next` gets its return value (or its error again, or `GeneratorError.closed` when a
-    /// reader's cancellation ended it), `return(v)` gives `.returned(v)`, `throw(e)` throws `e`.
+    /// `next` gets its return value (or its error again), `return(v)` gives `.returned(v)`,
+    /// `throw(e)` throws `e`. When a reader's cancellation ended the body, the others see a
+    /// normal end: `.returned(())` if `Return` is `Void` (what a body that runs off its end
+    /// gives), ``GeneratorError/closed`` otherwise (there is no return value to give).
     @inlinable
     func outcomeAnswer(_ operation: Operation, _ ending: AsyncGeneratorStateMachine.Ending) -> Result<Step, any Error> {
         Result {
             do {
                 return .returned(try core.completedOutcome(for: Self.coreOperation(operation)))
             } catch is CancellationError where ending == .byCancellation && operation.isNext {
+                if let nothing = () as? Return { return .returned(nothing) }
                 throw GeneratorError.closed
             }
         }
