@@ -144,8 +144,9 @@ extension AsyncYielder {
     /// a sequence of your own), in order, each awaited as ``rj_awaitValue(nextOf:)`` awaits it
     /// (ES2018's `yield*` of an async iterable): the sequence's error comes out of `yieldAll`;
     /// a `throw` or a close of this generator at one of these yields stops the loop, drops the
-    /// iterator (an `AsyncStream` then ends) and comes out of `yieldAll`; a cancellation of the
-    /// generator cancels the pending element and throws `CancellationError`.
+    /// iterator (Swift's async iterators have no close: an `AsyncStream` ends once nothing holds
+    /// it) and comes out of `yieldAll`; a cancellation of the generator cancels the pending
+    /// element (an `AsyncStream` ends) and throws `CancellationError`.
     ///
     /// ```swift
     /// let stream = AsyncStream<Int> { c in c.yield(5); c.yield(6); c.finish() }

@@ -40,17 +40,6 @@ private func producer(buffer: Int, mode: StackMode, delay: Double, cleanups: Eve
     return AsyncGenerator(stackMode: mode, body)
 }
 
-/// Asserts a step, as text (`Void` is not `Equatable`).
-private func assertStep<E, R>(_ step: @autoclosure () async throws -> GeneratorStep<E, R>, _ expected: String, _ message: String = "",
-                              file: StaticString = #filePath, line: UInt = #line) async {
-    do {
-        let got = try await step()
-        XCTAssertEqual("\(got)", expected, message, file: file, line: line)
-    } catch {
-        XCTFail("threw \(error), expected \(expected) \(message)", file: file, line: line)
-    }
-}
-
 final class AsyncGeneratorReadersTests: XCTestCase {
     private var stackModes: [StackMode] {
         RJRuntime.sharedStacksAvailable ? [.dedicated, .shared] : [.dedicated]
@@ -140,13 +129,13 @@ final class AsyncGeneratorReadersTests: XCTestCase {
     func testARequestFromACancelledTaskEndsTheGeneratorForTheOthersNormally() async throws {
         for mode in stackModes {
             let g = AsyncGenerator<Int, Void, Void>(stackMode: mode) { y in for i in 0..<3 { try y.yield(i) } }
-            await assertStep(try await g.next(), "yielded(0)")
+            await XCTAssertStep(try await g.next(), "yielded(0)")
             let cancelled = await Task {
                 withUnsafeCurrentTask { $0?.cancel() }
                 do { return "\(try await g.next())" } catch { return "\(type(of: error))" }
             }.value
             XCTAssertEqual(cancelled, "CancellationError")
-            await assertStep(try await g.next(), "returned()", "\(mode)")
+            await XCTAssertStep(try await g.next(), "returned()", "\(mode)")
 
             let withValue = AsyncGenerator<Int, Void, String>(stackMode: mode) { y in
                 for i in 0..<3 { try y.yield(i) }
@@ -187,8 +176,8 @@ final class AsyncGeneratorReadersTests: XCTestCase {
             await XCTAssertThrowsAsync(try await second.value) { XCTAssertTrue($0 is CancellationError) }
             XCTAssertEqual(log.all, [], "the generator goes on for the request before the cancelled one")
             go.signal()
-            await assertStep(try await first.value, "yielded(0)", "\(mode)")
-            await assertStep(try await third.value, "returned()", "\(mode): the end, after the cancelled place")
+            await XCTAssertStep(try await first.value, "yielded(0)", "\(mode)")
+            await XCTAssertStep(try await third.value, "returned()", "\(mode): the end, after the cancelled place")
             XCTAssertEqual(log.all, ["cleanup"])
         }
     }
@@ -207,11 +196,11 @@ final class AsyncGeneratorReadersTests: XCTestCase {
                     try y.yield(i)
                 }
             }
-            await assertStep(try await g.next(), "yielded(0)")
+            await XCTAssertStep(try await g.next(), "yielded(0)")
             try await Task.sleep(for: .milliseconds(30))     // 1 buffered, 2 in production
-            await assertStep(try await g.return(()), "returned()")
+            await XCTAssertStep(try await g.return(()), "returned()")
             XCTAssertEqual(log.all, ["cleanup"], "the cleanup ran before the return's answer")
-            await assertStep(try await g.next(), "returned()", "\(mode): nothing after the return")
+            await XCTAssertStep(try await g.next(), "returned()", "\(mode): nothing after the return")
         }
     }
 
@@ -232,7 +221,7 @@ final class AsyncGeneratorReadersTests: XCTestCase {
                     seen.end("end")
                 }
                 try await eventually { seen.all.count >= 10 }
-                await assertStep(try await g.return(()), "returned()")
+                await XCTAssertStep(try await g.return(()), "returned()")
                 try await reader.value
                 XCTAssertEqual(seen.all, Array(0..<seen.all.count), "\(mode): a prefix of the body's values, no hole")
                 XCTAssertEqual(seen.end, "end")
