@@ -66,7 +66,8 @@ bench.measure([switches.rawFast, switches.rawInline, switches.rawInlineFPU, swit
                switches.rjIteratorNext, switches.anyEchoNext, lifecycle.createRunRelease, lifecycle.allocationsOnly,
                peers.v8Create, peers.pythonCreate,
                asyncRows.awaitCompleted, asyncRows.awaitFulfilled, asyncRows.generatorNextInBody, asyncRows.asyncStream, asyncRows.checkedContinuation,
-               asyncGenerators.noAwait, asyncGenerators.inActor, asyncGenerators.throwingStream, asyncGenerators.roundTrip, switches.semaphores])
+               asyncGenerators.noAwait, asyncGenerators.inActor, asyncGenerators.relayOne, asyncGenerators.relayOneDelegating,
+               asyncGenerators.relayTwo, asyncGenerators.throwingStream, asyncGenerators.roundTrip, switches.semaphores])
 switches.finish()
 bench.measure([lifecycle.createSuspendedRelease, lifecycle.createNoPool, lifecycle.waves]
               + (RJRuntime.sharedStacksAvailable ? [lifecycle.createRunReleaseShared, lifecycle.createSuspendedReleaseShared] : []))
@@ -79,6 +80,7 @@ let asyncMemory = AsyncGeneratorRows.measureMemory(bench, count: memoryScale)
 promises.measure(bench)
 bench.measure(asyncRows.acrossQueues)
 bench.measure([asyncGenerators.withHop, asyncGenerators.withHopBuffered, asyncGenerators.streamWithHop, asyncRows.continuationHop])
+bench.measure([asyncGenerators.streamInBody, asyncGenerators.streamDirect])
 bench.measure(nodes.all)
 // Last: the programs churn through far more memory and threads than any row, and the rows
 // measured after them ran in a slower state of the process.

@@ -43,6 +43,55 @@ struct AsyncGeneratorRows {
     nonisolated private static func loopInActor(_ n: Int) {
         inTask { try await ElementLoop().sum(counting(n)) }
     }
+    /// An async generator relaying every value of `source`: pulling (`rj_awaitValue(nextOf:)`,
+    /// then `yield`) or delegating (`yieldAll`).
+    nonisolated static func relaying(_ source: AsyncGenerator<Int, Void, Void>, delegating: Bool) -> AsyncGenerator<Int, Void, Void> {
+        if delegating { return AsyncGenerator<Int, Void, Void> { y in try y.yieldAll(source) } }
+        return AsyncGenerator<Int, Void, Void> { y in
+            while case .yielded(let v) = try rj_awaitValue(nextOf: source) { try y.yield(v) }
+        }
+    }
+    /// `n` elements of `for try await` over `gen`, in a detached task.
+    nonisolated static func read(_ gen: AsyncGenerator<Int, Void, Void>, _ n: Int) {
+        inTask {
+            var sum = 0
+            for try await x in gen { sum &+= x }
+            blackHole(sum)
+        }
+    }
+    let relayOne = Row(AsyncGeneratorRows.group, "the same through one relaying async generator (its body pulls and yields)",
+                       note: "rj_awaitValue(nextOf:) then yield, per element") { n in
+        read(relaying(counting(n), delegating: false), n)
+    }
+    let relayOneDelegating = Row(AsyncGeneratorRows.group, "the same through one delegating async generator (yieldAll)",
+                                 note: "ES2018's yield*") { n in
+        read(relaying(counting(n), delegating: true), n)
+    }
+    let relayTwo = Row(AsyncGeneratorRows.group, "the same through two relaying async generators", note: "two levels, pulling") { n in
+        read(relaying(relaying(counting(n), delegating: false), delegating: false), n)
+    }
+    let streamInBody = Row(AsyncGeneratorRows.group, "an AsyncStream read inside a body (yieldAll), per element",
+                           note: "each element an rj_await of the iterator's next() in an immediate task") { n in
+        inTask {
+            let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .unbounded)
+            for i in 0..<n { continuation.yield(i) }
+            continuation.finish()
+            let gen = AsyncGenerator<Int, Void, Void> { y in try y.yieldAll(stream) }
+            var sum = 0
+            for try await x in gen { sum &+= x }
+            blackHole(sum)
+        }
+    }
+    let streamDirect = Row(AsyncGeneratorRows.group, "the same AsyncStream read directly with for await", note: "elements already buffered") { n in
+        inTask {
+            let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .unbounded)
+            for i in 0..<n { continuation.yield(i) }
+            continuation.finish()
+            var sum = 0
+            for await x in stream { sum &+= x }
+            blackHole(sum)
+        }
+    }
     let throwingStream = Row(AsyncGeneratorRows.group, "AsyncThrowingStream: per element", note: "unbounded buffer, producer and consumer tasks") { n in
         inTask {
             let (stream, continuation) = AsyncThrowingStream<Int, any Error>.makeStream(bufferingPolicy: .unbounded)
@@ -150,6 +199,11 @@ extension AsyncGeneratorRows {
         bench.ratio("AsyncGenerator element (no await) / AsyncThrowingStream element", noAwait, over: throwingStream, target: 0.1)
         bench.ratio("AsyncGenerator element (no await) / Generator.next", noAwait, over: s.generatorNext, target: 3.0)
         bench.ratio("the same, the loop in an actor / Generator.next", inActor, over: s.generatorNext, target: 3.0)
+        bench.ratio("AsyncGenerator element through one pulling relay / read directly", relayOne, over: noAwait, target: 3.0)
+        bench.ratio("AsyncGenerator element through one delegating relay / read directly", relayOneDelegating, over: noAwait, target: 3.0)
+        bench.ratio("AsyncGenerator element through two pulling relays / read directly", relayTwo, over: noAwait, target: 5.0)
+        bench.ratio("AsyncStream element read in a body (yieldAll) / read directly", streamInBody, over: streamDirect, target: nil,
+                    "(information: each element a task started on the body's thread)")
         bench.ratio("AsyncGenerator element, one callback hop, buffered / AsyncStream fed by it", withHopBuffered,
                     over: streamWithHop, target: 1.0)
         bench.ratio("AsyncGenerator element, one callback hop, no buffer / a task awaiting the callback", withHop,

@@ -29,6 +29,12 @@ public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: Async
     /// (and without the retain around that load that isolated loops paid per element).
     @usableFromInline let storage: AsyncGeneratorStorage<Element, Void, Return>
     @usableFromInline var finished = false
+    /// Elements left before the loop checks its task's cancellation again (0: at this one). A
+    /// check reads the task's status with a 16-byte atomic exchange in the Swift runtime, about
+    /// a quarter of an element's time when the body does not await: a loop checks at its first
+    /// element and every 32nd after. A body that awaits sees a cancellation at once, whatever
+    /// this says (the waiting request's cancellation handler).
+    @usableFromInline var untilCancellationCheck: UInt8 = 0
 
     @usableFromInline init(generator: AsyncGenerator<Element, Void, Return>) {
         self.generator = generator
@@ -56,7 +62,14 @@ public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: Async
     @inlinable
     nonisolated(nonsending) public mutating func next(isolation actor: (any Actor)?) async throws -> Element? {
         if finished { return nil }
-        let attempt = storage.attemptOutOfLine(.next(()))
+        let attempt: AsyncGeneratorStorage<Element, Void, Return>.Attempt
+        if untilCancellationCheck == 0 {
+            untilCancellationCheck = 31
+            attempt = storage.attemptOutOfLine(.next(()))
+        } else {
+            untilCancellationCheck &-= 1
+            attempt = storage.serveCallerOutOfLine(.next(()))
+        }
         if case .answered(.success(.yielded(let value))) = attempt { return value }
         return try await nextLater(attempt)
     }

@@ -39,6 +39,13 @@ extension AsyncGeneratorStorage {
         attempt(operation)
     }
 
+    /// `serveCaller` out of line, as `attemptOutOfLine`, without the check of the calling task's
+    /// cancellation (a `for try await` loop makes it every 32 elements).
+    @inlinable @inline(never)
+    func serveCallerOutOfLine(_ operation: Operation) -> Attempt {
+        serveCaller(operation)
+    }
+
     /// The caller runs the body for its request if nothing is in progress, on its own thread
     /// (Swift concurrency's caller, or another body's `rj_await(nextOf:)`).
     @inlinable @inline(__always)

@@ -4,12 +4,12 @@ import RJLocks
 // The one writer of a generator's state (after swift-async-algorithms' `MergeStateMachine` and
 // SwiftNIO's `NIOThrowingAsyncSequenceProducerStateMachine`): the state word, the outcome a
 // completed generator keeps, the value of a `return(_:)` on its way to the body, the close on
-// release. It is a view of those fields of the generator object (`machine`), which keeps the
-// atomics and the holder's fields in separate stored properties (docs/swift-core.md, "One
-// state machine", says why). Every operation asks `begin` (or `beginForDelegator`) for an action and carries it out
-// (Generator+Steps.swift); the transitions that follow a switch (`bodyYielded`, `bodyEnded`,
-// `keep`), and the dump's and the release's holds, are its other methods. Nothing else in the
-// module writes these fields (`.ci/check-structure` checks it).
+// release. A view of those fields of the generator object (`machine`), the atomics and the
+// holder's fields in separate stored properties (docs/swift-core.md, "One state machine").
+// Every operation asks `begin` (or `beginForDelegator`) for an action and carries it out
+// (Generator+Steps.swift); the transitions after a switch (`bodyYielded`, `completed(with:)`,
+// `keep`) and the dump's and the release's holds are its other methods. Nothing else writes
+// these fields (`.ci/check-structure` checks it).
 //
 // The state word (`created`, `suspended`, `running`, `completed`) and its first-acquire hint are
 // the only things two threads may touch at once. An operation moves it `created`/`suspended` -> `running` with an acquiring
@@ -63,9 +63,7 @@ struct GeneratorStateMachine {
     /// The state word, as it is now (any thread).
     @inlinable @inline(__always)
     func current(_ ordering: RJAtomicOrdering = .acquiring) -> GeneratorState {
-        with { h in
-            h.stateWord.load(ordering: ordering)
-        }
+        with { $0.stateWord.load(ordering: ordering) }
     }
 
     /// Where the generator is, for `state`. A dump reading a suspended generator holds it at
@@ -200,7 +198,7 @@ struct GeneratorStateMachine {
         }
     }
 
-    /// Lets the dump that holds this generator go on (it lets go once it has read the stack).
+    /// Waits for the dump that holds this generator (it lets go once it has read the stack).
     @usableFromInline @inline(never)
     func waitForDump(_ object: UnsafeMutableRawPointer) {
         _ = rj_dump_holds(object)
@@ -227,10 +225,9 @@ struct GeneratorStateMachine {
         }
     }
 
-    /// Keeps how the body ended; called once, when it ends (by the body, for a generator nobody
-    /// typed waits for, or by `bodyEnded`). The field still holds `.none`, a trivial value, so it
-    /// is initialised over rather than assigned (an assignment goes through
-    /// `ErasedCompletion`'s value witnesses).
+    /// Keeps how the body ended, once (by the body when nobody typed waits, or by
+    /// `completed(with:)`). Initialised over the trivial `.none` it holds: an assignment goes
+    /// through `ErasedCompletion`'s value witnesses.
     @inlinable @inline(__always)
     func keep(_ ended: consuming ErasedCompletion) {
         // The generator's address, without a closure (which would capture `ended`).
@@ -250,9 +247,7 @@ struct GeneratorStateMachine {
     /// The body ended and kept its outcome itself (a delegate, a close on release).
     @inlinable @inline(__always)
     func completedWithKeptOutcome() {
-        with { h in
-            h.stateWord.store(.completed, ordering: .releasing)
-        }
+        with { $0.stateWord.store(.completed, ordering: .releasing) }
     }
 
     /// How the body ended (`none` until it has).
@@ -330,21 +325,16 @@ struct GeneratorStateMachine {
 
     // MARK: Delegation, release, dump
 
-    /// The resumer of this body's chain of delegates drove the one it delegates to to its end:
-    /// the body's `yieldAll` reads that outcome when it resumes (`takeDelegateEnded`).
+    /// The resumer of this body's delegation chain drove its delegate to its end: the body's
+    /// `yieldAll` reads that outcome when it resumes (`takeDelegateEnded`, once).
     @inlinable
-    func delegateEnded() {
-        with { $0.kept.delegateEnded = true }
-    }
+    func delegateEnded() { with { $0.kept.delegateEnded = true } }
 
-    /// Whether the generator this body delegates to ended while the body was suspended in
-    /// `yieldAll`; taken once.
     @inlinable @inline(__always)
     func takeDelegateEnded() -> Bool {
         with { h in
-            guard h.kept.delegateEnded else { return false }
-            h.kept.delegateEnded = false
-            return true
+            defer { h.kept.delegateEnded = false }
+            return h.kept.delegateEnded
         }
     }
 
