@@ -92,3 +92,70 @@ final class RJLockTests: XCTestCase {
         XCTAssertEqual(RJAtomic<UInt64>(UInt64.max).add(1, ordering: .relaxed).newValue, 0, "wraps")
     }
 }
+
+/// A value for RJHintedMutex: a counter and a door whose two states the word may carry.
+private struct Door: RJHintedValue {
+    var open = false
+    var count = 0
+    mutating func absorbHint(_ hint: UInt32) { open = hint == 2 }
+    var hintToLeave: UInt32 { open ? 2 : 1 }
+}
+
+private final class Guarded: @unchecked Sendable {
+    let mutex = RJMutex([Int]())
+    let hinted = RJHintedMutex(Door())
+}
+
+final class RJMutexTests: XCTestCase {
+    // Eight threads, 2,000 appends each: none lost (a lost update would show under contention,
+    // where the futex word's slow halves run).
+    func testMutexSerialisesThreads() {
+        let g = Guarded()
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for i in 0..<2_000 { g.mutex.withLock { $0.append(worker * 10_000 + i) } }
+        }
+        XCTAssertEqual(g.mutex.withLock { Set($0).count }, 16_000)
+    }
+
+    func testMutexRethrowsAndReleases() {
+        struct Boom: Error {}
+        let g = Guarded()
+        XCTAssertThrowsError(try g.mutex.withLock { _ in throw Boom() })
+        XCTAssertEqual(g.mutex.withLock { $0.count }, 0, "the lock was released by the throw")
+    }
+
+    // The hint moves without the lock, the value sees it under the lock, and both agree under
+    // contention: threads flip the door with fast transitions while others count under the lock.
+    func testHintedMutexTransitionsAndTheValueAgree() {
+        let g = Guarded()
+        XCTAssertTrue(g.hinted.carries(1), "closed, as the value says")
+        XCTAssertTrue(g.hinted.transition(from: 1, to: 2))
+        XCTAssertFalse(g.hinted.transition(from: 1, to: 2), "it carries 2 now")
+        XCTAssertTrue(g.hinted.withLock { $0.open }, "the value absorbed the hint")
+        XCTAssertTrue(g.hinted.carries(2), "and left it again")
+        g.hinted.withLock { $0.open = false }
+        XCTAssertTrue(g.hinted.carries(1))
+
+        let flips = RJAtomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 6) { worker in
+            for _ in 0..<3_000 {
+                if worker % 2 == 0 {
+                    if g.hinted.transition(from: 1, to: 2) {
+                        flips.add(1, ordering: .relaxed)
+                        while !g.hinted.transition(from: 2, to: 1) {
+                            // Someone holds the lock: the hint comes back when it lets go.
+                        }
+                    }
+                } else {
+                    g.hinted.withLock { door in
+                        door.count += 1
+                        XCTAssertTrue(door.hintToLeave == 1 || door.hintToLeave == 2)
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(g.hinted.withLock { $0.count }, 9_000)
+        XCTAssertGreaterThan(flips.load(ordering: .relaxed), 0)
+        XCTAssertFalse(g.hinted.withLock { $0.open }, "every flip was closed again")
+    }
+}
