@@ -85,7 +85,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
 
     /// Delegates to a ``Generator`` until it returns: its values pass through, the inputs and
     /// errors of this generator's requests are forwarded to it, and closing this generator
-    /// closes it first (ES6's `yield*`, decided in the loop ``Yielder/yieldAll(_:)`` runs too,
+    /// closes it first (ES6's `yield*`, decided in the loop `Yielder.yieldAll(_:)` runs too,
     /// Delegation.swift). Each forwarded step takes the inner as any caller does, and gives it
     /// back: between two steps someone else may resume it (it throws
     /// ``GeneratorError/alreadyRunning`` to whoever tries while a step runs).
@@ -141,7 +141,7 @@ extension AsyncYielder {
     }
 
     /// Yields every element of an `AsyncSequence` (an `AsyncStream`, an `AsyncThrowingStream`,
-    /// a sequence of your own), in order, each awaited as ``rj_awaitValue(nextOf:)`` awaits it
+    /// a sequence of your own), in order, each awaited as `rj_awaitValue(nextOf:)` awaits it
     /// (ES2018's `yield*` of an async iterable): the sequence's error comes out of `yieldAll`;
     /// a `throw` or a close of this generator at one of these yields stops the loop, drops the
     /// iterator (Swift's async iterators have no close: an `AsyncStream` ends once nothing holds
