@@ -49,6 +49,7 @@ private final class Observations: @unchecked Sendable {
         }
     }
     func end(_ how: String, reader: Int) { lock.withLock { endings[reader] = how } }
+    func endIfNot(_ how: String, reader: Int) { lock.withLock { if endings[reader] == nil { endings[reader] = how } } }
     func violation(_ what: String) { lock.withLock { violations.append(what) } }
     var snapshot: ([[Int]], [String?], [String]) { lock.withLock { (values, endings, violations) } }
 }
@@ -124,7 +125,11 @@ final class AsyncGeneratorScenarioTests: XCTestCase {
                             return
                         }
                     }
-                }.finally { rjDone.signal() }
+                }.finally {
+                    // A task cancelled before its body started never runs it.
+                    seen.endIfNot("never started", reader: reader)
+                    rjDone.signal()
+                }
             } else {
                 tasks.append(Task {
                     while true {
