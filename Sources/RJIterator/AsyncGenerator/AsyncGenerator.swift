@@ -156,6 +156,15 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// ```
     public var state: GeneratorState { storage.generatorState }
 
+    /// Whether the body is cancelled: a reader's cancellation ended the generator at its place
+    /// (or the generator is being closed on release); its awaits give `CancellationError` at
+    /// once, its yields are refused.
+    ///
+    /// ```swift
+    /// if gen.isCancelled { print("a reader was cancelled") }
+    /// ```
+    public var isCancelled: Bool { storage.isCancelledForUsers }
+
     /// One request from Swift concurrency: served here, on the caller's thread, when nothing
     /// else is in progress (the common case costs no continuation and no suspension);
     /// otherwise it waits its turn.

@@ -228,6 +228,10 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
     @usableFromInline
     var generatorState: GeneratorState { state.withLock { $0.generatorState } }
 
+    /// Whether the body's awaits are cancelled (`AsyncGenerator.isCancelled`).
+    @usableFromInline
+    var isCancelledForUsers: Bool { state.withLock { $0.awaits.cancelled } }
+
     /// Whether a reader's cancellation ended the body.
     @usableFromInline
     var endedByCancellation: Bool {
