@@ -144,6 +144,17 @@ case "ignored-close":
         _ = try? gen.next()
     }
     say("still running")
+case "cleanup-throws-on-release":
+    // Released at a yield; its cleanup throws: reported with where it was made and what to do.
+    struct CleanupFailed: Error {}
+    do {
+        let gen = Generator<Int, Void, Void> { y in
+            defer { say("cleanup ran") }
+            do { try y.yield(1) } catch is GeneratorExit { throw CleanupFailed() }
+        }
+        _ = try? gen.next()
+    }
+    say("still running")
 case "yielder-escape":
     nonisolated(unsafe) var kept: Yielder<Int, Void>?
     let gen = Generator<Int, Void, Void> { y in kept = y }

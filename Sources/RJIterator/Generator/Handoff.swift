@@ -116,7 +116,10 @@ extension _RJCoroutineHost {
         if !switchIn(coro, inbox: nil, outbox: nil, completionBox: nil) {
             // The body caught the exit signal and yielded again. Python calls this a
             // RuntimeError; deinit cannot throw, so say it and drop the stack.
-            rj_report("RJIterator: generator ignored close")
+            rj_report("RJIterator: generator ignored close: the \(record.kindName) made at \(record.site) was released "
+                      + "at a yield, and a cleanup of its body (a defer or a catch) caught the close and yielded again; "
+                      + "the rest of the body is dropped without running. Let GeneratorExit go on from cleanups, or "
+                      + "close it before releasing it (\(record.howToClose)), where the cleanup's value can be taken")
             destroyCoroutine(coro)
             return machine.completed(with: .closed)
         }
@@ -130,7 +133,9 @@ extension _RJCoroutineHost {
     final func reportErrorOnRelease(cancelledByRelease: Bool) {
         guard case .threw(let error) = machine.outcome else { return }
         if cancelledByRelease, error is CancellationError { return }
-        rj_report("RJIterator: generator body threw \(error) while being closed on release; the error is dropped")
+        rj_report("RJIterator: the \(record.kindName) made at \(record.site) threw \(error) from a cleanup while being "
+                  + "closed on release; the error is dropped (a release cannot throw). To handle it, close the generator "
+                  + "before releasing it: \(record.howToClose) throws it")
     }
 }
 

@@ -40,6 +40,29 @@ struct CoroutineRecord {
         registryHandle = rj_registry_add(object)
     }
 
+    /// Where the generator was made, for messages: `Demo/main.swift:12`.
+    @usableFromInline
+    var site: String {
+        "\(file.map { String(cString: $0) } ?? "?"):\(line)"
+    }
+
+    /// What made it, as messages name it.
+    @usableFromInline
+    var kindName: String {
+        switch kind {
+        case .generator: return "generator"
+        case .rjIterator: return "RJIterator"
+        case .rjAsync: return "rj_async body"
+        case .asyncGenerator: return "AsyncGenerator"
+        }
+    }
+
+    /// How its user closes it before releasing it, for messages.
+    @usableFromInline
+    var howToClose: String {
+        kind == .asyncGenerator ? "try await gen.return(...)" : "try gen.close()"
+    }
+
     /// Leaves the registry before the generator's body is closed on release (the first thing
     /// of `Generator.deinit`, and of an `AsyncGenerator`'s, which closes its core itself), so
     /// that a dump, which holds the registry while it reads, never reads a generator that is

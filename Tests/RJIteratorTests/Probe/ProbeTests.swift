@@ -218,6 +218,21 @@ final class ProbeTests: XCTestCase {
         // build, LeakSanitizer is told not to fail the probe for it.
         let r = try probe("ignored-close", environment: ["ASAN_OPTIONS": "detect_leaks=0"])
         XCTAssertTrue(r.stderr.contains("RJIterator: generator ignored close"), r.stderr)
+        // Where it was made and what to do (issue 40).
+        XCTAssertTrue(r.stderr.contains("the generator made at rj_probe/main.swift:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("close it before releasing it (try gen.close())"), r.stderr)
+        XCTAssertTrue(r.stdout.contains("still running"))
+        XCTAssertEqual(r.status, 0)
+    }
+
+    // A cleanup that throws while release closes the body: the message names where the generator
+    // was made, the error, and the fix (close it first, which throws the error).
+    func testACleanupThatThrowsOnReleaseNamesWhereAndWhatToDo() throws {
+        let r = try probe("cleanup-throws-on-release")
+        XCTAssertTrue(r.stdout.contains("cleanup ran"), r.stdout)
+        XCTAssertTrue(r.stderr.contains("RJIterator: the generator made at rj_probe/main.swift:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("threw CleanupFailed() from a cleanup while being closed on release"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("close the generator before releasing it: try gen.close() throws it"), r.stderr)
         XCTAssertTrue(r.stdout.contains("still running"))
         XCTAssertEqual(r.status, 0)
     }
