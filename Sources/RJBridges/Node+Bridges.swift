@@ -51,6 +51,7 @@ extension Node {
 ///     print("searching for \(r.value as! String)")
 /// }
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_await<T>(nextOf node: Node<T>) -> RJResult {
     rj_await(node.nextChange())
 }

@@ -25,7 +25,7 @@ public enum RJAsyncError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notInAsync:
-            return "RJIterator: rj_await called outside the body of an rj_async task or an AsyncGenerator (a Generator's body is outside, even one run inside rj_async: its await cannot suspend the task); await in the rj_async body itself, or make the generator an AsyncGenerator"
+            return "RJIterator: rj_await (or rj_awaitValue) called outside the body of an rj_async task or an AsyncGenerator (a Generator's body is outside, even one run inside rj_async: its await cannot suspend the task); await in the rj_async body itself, or make the generator an AsyncGenerator; in async code, use Swift's await (try await gen.next(), for try await)"
         case .callbackDropped:
             return "RJIterator: the awaited work released its callback without calling it"
         case .timedOut:

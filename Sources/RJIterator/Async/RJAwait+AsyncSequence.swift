@@ -19,6 +19,7 @@
 /// Cancelling the body's task (or a reader of its async generator) cancels the pending `next()`
 /// (an `AsyncStream` then ends) and throws `CancellationError`. Outside a body it throws
 /// ``RJAsyncError/notInAsync``.
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_awaitValue<Iterator: AsyncIteratorProtocol & SendableMetatype>(nextOf iterator: inout Iterator) throws
     -> Iterator.Element?
 {

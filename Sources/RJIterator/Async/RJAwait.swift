@@ -23,6 +23,7 @@ import RJPromises
 ///     let json = r.value as! [String: String]
 /// }
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_await(_ task: (@escaping RJAsyncCallback) -> Void, file: StaticString = #fileID, line: UInt = #line) -> RJResult {
     // Unretained: the running body's host is alive (its driver holds it while the body runs,
     // and `suspend` holds it while the body waits). Every retain here is an atomic operation
@@ -108,6 +109,7 @@ private func hand(_ token: CallbackToken, to task: (@escaping RJAsyncCallback) -
 ///     if let image = r.value as? Image { show(image) }
 /// }
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 @inlinable
 public func rj_await<T>(_ promise: Promise<T>) -> RJResult {
     // Inlined, so that a settled promise is read in code specialised for `T`: no generic
@@ -167,6 +169,7 @@ func awaitPending<T>(_ promise: Promise<T>) -> RJResult {
 /// ```swift
 /// rj_await(value: 42).value   // 42
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 @_disfavoredOverload
 public func rj_await(value: Any?, file: StaticString = #fileID, line: UInt = #line) -> RJResult {
     if let value, isFunction(value) {
@@ -188,6 +191,7 @@ private func isFunction(_ value: Any) -> Bool {
 /// ```swift
 /// let r = rj_await(slowRequest(), timeout: 2)
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_await(_ task: (@escaping RJAsyncCallback) -> Void, timeout: Double, file: StaticString = #fileID,
                      line: UInt = #line) -> RJResult {
     guard let current = _RJAwaitHost.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
@@ -204,6 +208,7 @@ public func rj_await(_ task: (@escaping RJAsyncCallback) -> Void, timeout: Doubl
 /// ```swift
 /// let results = rj_await(all: [load("a"), load("b")])
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_await(all tasks: [RJAsyncClosure], file: StaticString = #fileID, line: UInt = #line) -> [RJResult] {
     if tasks.isEmpty { return [] }
     guard let host = _RJAwaitHost.current else { return tasks.map { _ in RJResult(value: nil, error: RJAsyncError.notInAsync) } }
@@ -228,6 +233,7 @@ public func rj_await(all tasks: [RJAsyncClosure], file: StaticString = #fileID, 
 /// ```swift
 /// let (index, result) = rj_await(firstOf: [fromCache(), fromNetwork()])
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_await(firstOf tasks: [RJAsyncClosure], file: StaticString = #fileID, line: UInt = #line)
     -> (index: Int?, result: RJResult)
 {
@@ -323,6 +329,7 @@ extension RJResult {
 ///     do { let user = try rj_awaitValue(fetchUser()) ; show(user) } catch { print(error) }
 /// }
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_awaitValue<T>(_ promise: Promise<T>) throws -> T {
     let result = rj_await(promise)
     return try result.typedValue(as: T.self)
@@ -333,6 +340,7 @@ public func rj_awaitValue<T>(_ promise: Promise<T>) throws -> T {
 /// ```swift
 /// let data = try rj_awaitValue { done in session.load(url, completion: done) }
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_awaitValue<T>(_ task: (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void,
                              file: StaticString = #fileID, line: UInt = #line) throws -> T {
     let result = rj_await({ callback in
@@ -353,6 +361,7 @@ public func rj_awaitValue<T>(_ task: (@escaping @Sendable (Result<T, any Error>)
 /// ```swift
 /// let user: User = try rj_awaitValue { done in api.fetchUser(id: 7, completion: done) }
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_awaitValue<T>(_ task: (@escaping @Sendable (T?, (any Error)?) -> Void) -> Void,
                              file: StaticString = #fileID, line: UInt = #line) throws -> T {
     let result = rj_await({ callback in task { value, error in callback(value, error) } }, file: file, line: line)
@@ -365,6 +374,7 @@ public func rj_awaitValue<T>(_ task: (@escaping @Sendable (T?, (any Error)?) -> 
 /// ```swift
 /// let answer: Int = try rj_awaitValue { done in compute(completion: done) }
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 @_disfavoredOverload
 public func rj_awaitValue<T>(_ task: (@escaping @Sendable (T) -> Void) -> Void,
                              file: StaticString = #fileID, line: UInt = #line) throws -> T {
@@ -379,6 +389,7 @@ public func rj_awaitValue<T>(_ task: (@escaping @Sendable (T) -> Void) -> Void,
 /// ```swift
 /// let text = try rj_awaitValue { try await String(contentsOf: url) }
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_awaitValue<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
     guard let current = _RJAwaitHost.current else { throw RJAsyncError.notInAsync }
     guard let (generation, spare) = current.beginAwait(.asyncFunction) else { throw CancellationError() }

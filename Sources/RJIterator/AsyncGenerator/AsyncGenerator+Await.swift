@@ -91,6 +91,7 @@ extension AsyncGenerator {
 ///     }
 /// }
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 @inlinable
 public func rj_await<Element, Return>(nextOf generator: AsyncGenerator<Element, Void, Return>) -> RJResult {
     rj_await(nextOf: generator, sending: ())
@@ -102,6 +103,7 @@ public func rj_await<Element, Return>(nextOf generator: AsyncGenerator<Element, 
 /// ```swift
 /// let r = rj_await(nextOf: averager, sending: 10.0)
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 @inlinable
 public func rj_await<Element, Input, Return>(nextOf generator: AsyncGenerator<Element, Input, Return>, sending input: Input) -> RJResult {
     do {
@@ -120,6 +122,7 @@ public func rj_await<Element, Input, Return>(nextOf generator: AsyncGenerator<El
 /// ```swift
 /// while case .yielded(let item) = try rj_awaitValue(nextOf: items) { print(item) }
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 @inlinable
 public func rj_awaitValue<Element, Return>(nextOf generator: AsyncGenerator<Element, Void, Return>) throws
     -> GeneratorStep<Element, Return>
@@ -132,6 +135,7 @@ public func rj_awaitValue<Element, Return>(nextOf generator: AsyncGenerator<Elem
 /// ```swift
 /// let step = try rj_awaitValue(nextOf: averager, sending: 10.0)
 /// ```
+@available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 @inlinable
 public func rj_awaitValue<Element, Input, Return>(nextOf generator: AsyncGenerator<Element, Input, Return>, sending input: Input)
     throws -> GeneratorStep<Element, Return>

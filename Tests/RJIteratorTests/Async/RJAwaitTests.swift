@@ -12,7 +12,7 @@ final class RJAwaitTests: RJAsyncTestCase {
         let r = rj_await(later(1))
         XCTAssertEqual(r.error as? RJAsyncError, .notInAsync)
         // Issue 29: the message is true inside a Generator run by an rj_async body too, and names remedies that exist.
-        XCTAssertEqual("\(RJAsyncError.notInAsync)", "RJIterator: rj_await called outside the body of an rj_async task or an AsyncGenerator (a Generator's body is outside, even one run inside rj_async: its await cannot suspend the task); await in the rj_async body itself, or make the generator an AsyncGenerator")
+        XCTAssertEqual("\(RJAsyncError.notInAsync)", "RJIterator: rj_await (or rj_awaitValue) called outside the body of an rj_async task or an AsyncGenerator (a Generator's body is outside, even one run inside rj_async: its await cannot suspend the task); await in the rj_async body itself, or make the generator an AsyncGenerator; in async code, use Swift's await (try await gen.next(), for try await)")
     }
 
     func testPlainValueComesStraightBack() {
