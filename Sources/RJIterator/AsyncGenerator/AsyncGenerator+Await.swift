@@ -13,22 +13,29 @@ extension AsyncGeneratorStorage {
     @inlinable
     func awaitStep(_ operation: Operation) throws -> Step {
         guard let current = _RJAwaitHost.currentUnretained else { throw RJAsyncError.notInAsync }
-        return try current._withUnsafeGuaranteedRef { current in
-            if current === self {
-                // Its own request would wait behind the one it is serving, forever.
-                throw GeneratorError.alreadyRunning
-            }
-            // A cancelled reader asks: as a Swift task cancelled already does, it ends the
-            // generator at its place, and gets CancellationError.
-            if current.isCancelled {
-                cancellationArrives()
-                throw CancellationError()
-            }
-            switch serveCaller(operation) {
-            case .answered(let result): return try result.get()
-            case .pending(let request): return try awaitAnswer(of: request, in: current)
-            case .later, .cancelled: return try awaitQueued(operation, in: current)
-            }
+        return try current._withUnsafeGuaranteedRef { current in try awaitStep(operation, in: current) }
+    }
+
+    /// `awaitStep(_:)` once the awaiting body is known. Specialised in the caller's module but
+    /// kept out of the caller's body: inlined into a relay's loop, the same code measured 35%
+    /// slower per element at fewer instructions (the switch's stores and the lock's
+    /// compare-exchange land closer together).
+    @inlinable @inline(never)
+    func awaitStep(_ operation: Operation, in current: _RJAwaitHost) throws -> Step {
+        if current === self {
+            // Its own request would wait behind the one it is serving, forever.
+            throw GeneratorError.alreadyRunning
+        }
+        // A cancelled reader asks: as a Swift task cancelled already does, it ends the
+        // generator at its place, and gets CancellationError.
+        if current.isCancelled {
+            cancellationArrives()
+            throw CancellationError()
+        }
+        switch serveCaller(operation) {
+        case .answered(let result): return try result.get()
+        case .pending(let request): return try awaitAnswer(of: request, in: current)
+        case .later, .cancelled: return try awaitQueued(operation, in: current)
         }
     }
 

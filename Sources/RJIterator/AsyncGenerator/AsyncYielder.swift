@@ -116,13 +116,25 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     public func yieldAll<R>(_ inner: AsyncGenerator<Element, Input, R>) throws -> R {
         try delegateAll(from: host, first: inner.awaitStep(.delegate), handOut: handOut, step: { operation in
             do {
-                return try inner.storage.core.unlessClosed { try inner.awaitStep(operation) }
-            } catch is CancellationError where host._withUnsafeGuaranteedRef({ $0.machine.closingOnRelease }) {
-                // Released: this body cannot wait for the inner's close. It goes on closing;
-                // the inner is closed by its own release, as a suspended Generator's is.
-                return nil
+                return try inner.awaitStep(operation)
+            } catch {
+                return try delegatedStepFailed(error, inner: inner.storage)
             }
         })
+    }
+
+    /// A forwarded step of `yieldAll(_:)` threw `error`: `nil` when that means the inner
+    /// completed by closing, or when this body is released while it waits (it cannot wait for
+    /// the inner's close: it goes on closing, and the inner is closed by its own release, as a
+    /// suspended Generator's is); otherwise `error` goes on. Out of line: the catch patterns
+    /// cost the per-value path an existential buffer even when nothing throws.
+    @usableFromInline @inline(never)
+    func delegatedStepFailed<R>(_ error: any Error, inner: AsyncGeneratorStorage<Element, Input, R>) throws
+        -> GeneratorStep<Element, R>?
+    {
+        if case GeneratorError.closed = error, inner.core.machine.endedByClose { return nil }
+        if error is CancellationError, host._withUnsafeGuaranteedRef({ $0.machine.closingOnRelease }) { return nil }
+        throw error
     }
 }
 

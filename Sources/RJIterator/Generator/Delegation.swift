@@ -25,7 +25,7 @@
 ///     its end itself while this body was suspended (only `Yielder.yieldAll` of a generator,
 ///     whose chain the resumer runs: Generator+Delegation.swift), `nil` as `step`'s; `nil` when
 ///     it did not (the default: nobody else drives an inner).
-@inlinable
+@inlinable @inline(__always)
 func delegateAll<Element, Input, R>(
     from host: Unmanaged<_RJCoroutineHost>, first: GeneratorStep<Element, R>,
     handOut: (Element) -> ResumeSignal<Input>,
