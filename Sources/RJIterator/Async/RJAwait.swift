@@ -154,7 +154,9 @@ func awaitPending<T>(_ promise: Promise<T>) -> RJResult {
 }
 
 /// A plain value comes straight back as the result's value, without suspending, as in the
-/// seed (where anything that is not a task is returned as it is). Labelled: an unlabelled
+/// seed (where anything that is not a task is returned as it is). Outside a body, and once the
+/// task is cancelled, it answers as every form does: ``RJAsyncError/notInAsync``, or
+/// `CancellationError`. Labelled: an unlabelled
 /// catch-all would also take a `Task` or a closure of a shape no other `rj_await` accepts, and
 /// hand it back without waiting for it; with the label, awaiting something that cannot be
 /// awaited does not compile.
@@ -177,7 +179,13 @@ public func rj_await(value: Any?, file: StaticString = #fileID, line: UInt = #li
                    + "rj_await { callback in ... } takes a callback of (Any?, Error?); for a typed callback "
                    + "((Int) -> Void, (Result<T, Error>) -> Void, (T?, Error?) -> Void) use try rj_awaitValue { done in ... }")
     }
-    return RJResult(value: value, error: nil, done: false)
+    // Answers as every other form does: outside a body, or once the task is cancelled, with the
+    // error that form would give, so that a loop of rj_awaits ends the same whatever it awaits.
+    switch awaitingTaskState() {
+    case .none: return RJResult(value: nil, error: RJAsyncError.notInAsync)
+    case .cancelled(let error): return RJResult(value: nil, error: error)
+    case .running: return RJResult(value: value, error: nil, done: false)
+    }
 }
 
 /// Whether `value` is a function (Swift's function metadata kind, 0x302 in the stable ABI).

@@ -313,6 +313,32 @@ final class RJAwaitTests: RJAsyncTestCase {
         XCTAssertEqual(log.all, ["Rui"])
     }
 
+    // Issue 40, 5: rj_await(value:) answers as the other forms do, outside a body (a plain
+    // Generator's included) and once its task is cancelled, as docs/async.md's fault table says.
+    func testAPlainValueOutsideABodyOrAfterCancelGivesTheOtherFormsErrors() {
+        XCTAssertEqual(rj_await(value: 42).error as? RJAsyncError, .notInAsync)
+        let log = Log()
+        let started = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let done = expectation(description: "finally")
+        let task = rj_async(on: queue) {
+            let gen = Generator<Int, Void, Void> { y in
+                try y.yield(rj_await(value: 1).error as? RJAsyncError == .notInAsync ? 1 : 0)
+            }
+            log.add("in a Generator: \((try? gen.next())?.yieldedValue ?? -1)")
+            log.add("running: \(rj_await(value: 2).value as? Int ?? -1)")
+            started.signal()
+            proceed.wait()
+            let r = rj_await(value: 3)
+            log.add("cancelled: \(r.value == nil) \(r.error is CancellationError)")
+        }.finally { done.fulfill() }
+        started.wait()
+        task.cancel()
+        proceed.signal()
+        wait(for: [done], timeout: 3)
+        XCTAssertEqual(log.all, ["in a Generator: 1", "running: 2", "cancelled: true true"])
+    }
+
     func testAPlainValueStillComesStraightBack() {
         let log = Log()
         runAsync {
