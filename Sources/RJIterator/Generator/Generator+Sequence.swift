@@ -20,9 +20,35 @@ import CRJContext
 /// for s in squares { print(s) }      // 1 4 9
 /// ```
 extension Generator: Sequence where Input == Void {
+    /// A generator is its own iterator too (below), but for-in keeps this one, which holds it.
+    public typealias Iterator = GeneratorIterator<Element, Return>
+
     @inlinable
     public func makeIterator() -> GeneratorIterator<Element, Return> {
         GeneratorIterator(generator: self)
+    }
+}
+
+/// A generator with `Input == Void` is an `IteratorProtocol` too, so that a `Sequence` type can
+/// return one from `makeIterator()`. Its `next() -> Element?` is for code that takes any iterator:
+/// `try g.next()` still means the throwing `next()` that returns a
+/// `GeneratorStep` (this one is disfavoured), and a body that throws is handled as in a for-in
+/// (the `Sequence` conformance above says how).
+///
+/// ```swift
+/// struct Countdown: Sequence {
+///     let from: Int
+///     func makeIterator() -> RJIterator.Generator<Int, Void, Void> {
+///         RJIterator.Generator { y in for i in stride(from: from, through: 1, by: -1) { try y.yield(i) } }
+///     }
+/// }
+/// Array(Countdown(from: 3))   // [3, 2, 1]
+/// ```
+extension Generator: IteratorProtocol where Input == Void {
+    @inlinable @_disfavoredOverload
+    public func next() -> Element? {
+        var iterator = GeneratorIterator(generator: self)
+        return iterator.next()
     }
 }
 
