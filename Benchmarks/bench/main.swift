@@ -34,7 +34,8 @@ if !optimized {
             ("scale", .number(Double(options.scale ?? (options.quick ? 20_000 : 100_000)))), ("machine", .string(header[2])),
         ])
     } else {
-        printTable(bench.rows, bench.ratios, header: header)
+        checkSummaryRows(bench)
+        printTable(bench.rows, bench.ratios, header: header, summary: plainSummary(bench))
     }
     if !bench.failures.isEmpty {
         progress("\(bench.failures.count) failure(s):\n  " + bench.failures.joined(separator: "\n  "))

@@ -114,6 +114,9 @@ struct Ratio {
     var unit: String = "x"
     var target: Double?
     var targetText: String
+    /// Why a target that is often missed is missed, in one line (docs/performance.md has the
+    /// measurements behind it); printed beside it in the closing list when this run missed it.
+    var why: String? = nil
     var met: Bool? { target.map { value <= $0 } }
 }
 
@@ -187,21 +190,24 @@ final class Bench {
 
     /// `a / b`, per round, held against `target` (nil: for information). `label` names the
     /// target in the table (the rows' own names are long).
-    func ratio(_ label: String, _ a: Row, over b: Row, target: Double?, _ text: String? = nil) {
+    func ratio(_ label: String, _ a: Row, over b: Row, target: Double?, _ text: String? = nil, why: String? = nil) {
         guard a.measured, b.measured, a.samples.count == b.samples.count else { return }
         let perRound = zip(a.samples, b.samples).map { $0 / $1 }
         ratios.append(Ratio(
             name: label, value: perRound.median, low: perRound.min() ?? .nan,
             high: perRound.max() ?? .nan, target: target,
-            targetText: text ?? target.map { String(format: "<= %.2fx", $0) } ?? "(information)"))
+            targetText: text ?? target.map { String(format: "<= %.2fx", $0) } ?? "(information)", why: why))
     }
 
     /// A row's own median held against a bound.
-    func bound(_ a: Row, _ name: String, below target: Double) {
+    func bound(_ a: Row, _ name: String, below target: Double, why: String? = nil) {
         guard a.measured else { return }
         ratios.append(Ratio(name: name, value: a.median, low: a.min, high: a.max, unit: a.unit, target: target,
-                            targetText: "<= \(format(target, unit: a.unit))"))
+                            targetText: "<= \(format(target, unit: a.unit))", why: why))
     }
+
+    /// The row of this run named `name`, if it was measured.
+    func row(named name: String) -> Row? { rows.first { $0.name == name && $0.measured } }
 
     /// Records a failure: the run goes on, and exits with status 1 at the end.
     func fail(_ message: String) {
@@ -266,9 +272,12 @@ func format(_ v: Double, unit: String) -> String {
     }
 }
 
-func printTable(_ rows: [Row], _ ratios: [Ratio], header: [String]) {
+func printTable(_ rows: [Row], _ ratios: [Ratio], header: [String], summary: [String]) {
     for line in header { print(line) }
     print("")
+    if !summary.isEmpty {
+        for line in summary { print(line) }
+    }
     // Wide enough for every label, rows and targets alike: a long label never pushes the
     // figures out of their column.
     let nameWidth = (rows.map(\.name.count) + ratios.map(\.name.count) + [38]).max()! + 2
@@ -299,21 +308,24 @@ func printTable(_ rows: [Row], _ ratios: [Ratio], header: [String]) {
     }
 }
 
-/// The closing lines: how many targets this run met, which it did not, and what one run says.
+/// The closing lines: how many targets this run met, and each it did not, with why.
 func printSummary(_ ratios: [Ratio]) {
     let held = ratios.filter { $0.met != nil }
     let missed = held.filter { $0.met == false }
     print("")
-    print("-- summary")
-    print("\(held.count - missed.count) of \(held.count) targets met in this run"
-          + (missed.isEmpty ? "." : "; not met:"))
-    for q in missed { print("  \(q.name): \(format(q.value, unit: q.unit)) (\(q.targetText))") }
+    print("-- targets met: \(held.count - missed.count) of \(held.count) in this run"
+          + (missed.isEmpty ? "." : "; not met, and why:"))
+    for q in missed {
+        print("  \(q.name): \(format(q.value, unit: q.unit)), target \(q.targetText)")
+        print("      " + (q.why ?? "no reason recorded: met in some runs, not in others (docs/performance.md#targets has its record)"))
+    }
     print("""
-        One run says little: on a shared or frequency-scaling machine (the project's own drifts by
-        up to 2x between its states) a target near its limit is met in some runs and not in others. docs/performance.md#targets has
-        every target over five runs and why the ones never met are not; compare two builds side by
-        side (docs/performance.md#comparing-two-builds), and count instructions for small changes
-        (bash Benchmarks/instructions/count).
+        A target missed is a figure, not a failure: the run exits 0 (1 only when a workload's
+        program failed, or printed something else than its peers). One run says little on a shared or
+        frequency-scaling machine (this project's drifts by up to 2x between its states):
+        docs/performance.md#targets has every target over several runs; compare two builds side
+        by side (docs/performance.md#comparing-two-builds) and count instructions for small
+        changes (bash Benchmarks/instructions/count).
         """)
 }
 

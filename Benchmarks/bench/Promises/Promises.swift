@@ -109,7 +109,8 @@ extension PromiseRows {
         bench.ratio("promise + 1 then / GCD", promise1, over: gcd1, target: 1.25)
         bench.ratio("promise + 2 thens / GCD", promise2, over: gcd2, target: 1.5)
         bench.ratio("promise + 3 thens / GCD", promise3, over: gcd3, target: 1.5)
-        bench.ratio("10,000 pending promises / GCD", promiseMany, over: gcdMany, target: 1.5)
+        bench.ratio("10,000 pending promises / GCD", promiseMany, over: gcdMany, target: 1.5,
+                    why: "the allocator decides: a pending promise is three objects beside GCD's one block (row \"GCD + 3 objects each\")")
         bench.ratio("GCD + 3 objects each / GCD", gcdManyAllocating, over: gcdMany, target: nil,
                     "(information: the allocations alone)")
         bench.ratio("10,000 pending promises / GCD + 3 objects each", promiseMany, over: gcdManyAllocating, target: nil,

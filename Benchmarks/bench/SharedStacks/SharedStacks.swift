@@ -81,7 +81,8 @@ extension SharedStackRows {
             bench.ratio("resume, two shared taking turns / dedicated, \(size.bytes) B below the body", size.sharedTurns,
                         over: size.dedicated, target: size.bytes == 256 ? 3.0 : nil)
             bench.ratio("resume, shared alone / dedicated, \(size.bytes) B below the body", size.sharedAlone,
-                        over: size.dedicated, target: size.bytes == 256 ? 1.3 : nil)
+                        over: size.dedicated, target: size.bytes == 256 ? 1.3 : nil,
+                        why: "the run stack is taken and given back around each resume (a compare-and-swap each): 292 instructions, dedicated 178")
         }
     }
 }
