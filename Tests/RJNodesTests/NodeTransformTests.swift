@@ -26,7 +26,7 @@ final class NodeTransformTests: XCTestCase {
         XCTAssertEqual(printed.all, ["叮铃，有值啦！", "叮铃，有值啦！", "叮铃，有值啦！"])
     }
 
-    func testFilter() {
+    func testFilterPassesOnlyMatchingValuesAndKeepsTheLastOne() {
         let nodeA = MutableNode(1)
         let nodeB = nodeA.filter { $0 > 5 }
         XCTAssertTrue(nodeB.isEmpty)
@@ -81,7 +81,7 @@ final class NodeTransformTests: XCTestCase {
         XCTAssertEqual(printed.all, ["想要搜索的是 hello", "想要搜索的是 hello world"])
     }
 
-    func testSkip() {
+    func testSkipDropsTheFirstNValues() {
         let nodeA = MutableNode<Int>()
         let nodeB = nodeA.skip(2)
         XCTAssertTrue(nodeB.isEmpty)
@@ -93,7 +93,7 @@ final class NodeTransformTests: XCTestCase {
         XCTAssertEqual(nodeB.value, 3)
     }
 
-    func testTake() {
+    func testTakePassesTheFirstNValuesThenNothing() {
         let nodeA = MutableNode<Int>()
         let nodeB = nodeA.take(2)
         XCTAssertTrue(nodeB.isEmpty)
@@ -132,7 +132,7 @@ final class NodeTransformTests: XCTestCase {
         XCTAssertEqual(printed.all, ["map on someQueue 0.01", "map on someQueue 3.0"])
     }
 
-    func testDelay() {
+    func testDelayDeliversAValueAfterItsIntervalNotBefore() {
         let nodeA = MutableNode<Int>()
         let nodeB = nodeA.delay(on: .global(), 0.05)
         let start = Date()

@@ -73,7 +73,7 @@ final class PromiseCoreTests: PromiseTestCase {
         XCTAssertEqual(value(p), 9)
     }
 
-    func testDescription() {
+    func testDescriptionNamesTheTypeAndTheState() {
         XCTAssertEqual("\(Promise(1))", "Promise<Int>(fulfilled: 1)")
         XCTAssertEqual("\(Promise<Int>.pending())", "Promise<Int>(pending)")
     }

@@ -41,7 +41,7 @@ final class PromiseOperatorTests: PromiseTestCase {
         XCTAssertTrue("\(PromiseError.chainingCycle)".hasPrefix("RJPromises:"))
     }
 
-    func testRecover() {
+    func testRecoverReplacesAnErrorWithAValueOrAPromiseAndLetsValuesThrough() {
         XCTAssertEqual(value(Promise<Int>(TestError(code: 1)).recover { _ in 5 }), 5)
         XCTAssertEqual(value(Promise<Int>(TestError(code: 1)).recover { _ in Promise(6) }), 6)
         XCTAssertEqual(value(Promise(7).recover { _ in 0 }), 7)
@@ -64,12 +64,12 @@ final class PromiseOperatorTests: PromiseTestCase {
         XCTAssertEqual(ran.all, ["a", "b"])
     }
 
-    func testValidate() {
+    func testValidateRejectsAValueThatFailsThePredicate() {
         XCTAssertEqual(value(Promise(3).validate { $0 > 0 }), 3)
         XCTAssertEqual(error(Promise(-3).validate { $0 > 0 }) as? PromiseError, .validationFailure)
     }
 
-    func testTimeout() {
+    func testTimeoutRejectsAPromiseStillPendingAfterItsInterval() {
         XCTAssertEqual(error(Promise<Int>.pending().timeout(0.02)) as? PromiseError, .timedOut)
         XCTAssertEqual(value(Promise(1).timeout(5)), 1)
         XCTAssertEqual(value(Promise(1).delay(0.01).timeout(5)), 1)

@@ -79,7 +79,7 @@ final class RJAwaitTests: RJAsyncTestCase {
         XCTAssertTrue(promise.isCancelled)
     }
 
-    func testTimeoutVariant() {
+    func testATimeoutEndsASlowAwaitWithTimedOutAndLetsAFastOneThrough() {
         let log = Log()
         runAsync {
             let slow = rj_await(later(1, after: 2), timeout: 0.02)

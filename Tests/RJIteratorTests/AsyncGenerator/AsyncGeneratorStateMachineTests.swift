@@ -14,8 +14,10 @@ private typealias Machine = AsyncGeneratorStateMachine
 /// as its requester would).
 private final class Names {
     var byName: [String: AsyncRequest] = [:]
+    /// A `next()` request, or (`next: false`) a `return(())`, as the generator would make them.
     func request(_ name: String, next: Bool = true) -> AsyncRequest {
-        let r = AsyncRequest(GeneratorOperation<Void, Void>.next(()), isNext: next)
+        let operation: GeneratorOperation<Void, Void> = next ? .next(()) : .returning(())
+        let r = AsyncRequest(operation, isNext: next)
         byName[name] = r
         return r
     }

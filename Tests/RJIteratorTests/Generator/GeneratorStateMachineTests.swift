@@ -45,7 +45,7 @@ final class GeneratorStateMachineTests: XCTestCase {
         return (describe(action), machine.current(.relaxed))
     }
 
-    func testCreated() {
+    func testAFreshGeneratorStartsOnNextStartOrDelegateRefusesSendAndCompletesOnReturnThrowOrClose() {
         XCTAssertEqual(cell(.created, GeneratorOperation<Int, Int>.next(5)).0, "start")
         XCTAssertEqual(cell(.created, GeneratorOperation<Int, Int>.next(5)).1, .running)
         XCTAssertEqual(cell(.created, GeneratorOperation<Int, Int>.start).0, "start")
@@ -59,7 +59,7 @@ final class GeneratorStateMachineTests: XCTestCase {
         XCTAssertEqual(cell(.created, GeneratorOperation<Int, Int>.close).1, .running, "held until completed")
     }
 
-    func testSuspended() {
+    func testASuspendedGeneratorResumesWithTheInputTheErrorOrACloseAndRefusesStart() {
         XCTAssertEqual(cell(.suspended, GeneratorOperation<Int, Int>.next(5)).0, "resume(value 5)")
         XCTAssertEqual(cell(.suspended, GeneratorOperation<Int, Int>.next(5)).1, .running)
         XCTAssertEqual(cell(.suspended, GeneratorOperation<Int, Int>.send(6)).0, "resume(value 6)")
@@ -83,7 +83,7 @@ final class GeneratorStateMachineTests: XCTestCase {
         }
     }
 
-    func testCompleted() {
+    func testACompletedGeneratorReportsItsOutcomeAndAnswersReturnAndThrowUnchanged() {
         for operation in [GeneratorOperation<Int, Int>.next(1), .send(1), .start, .delegate, .close] {
             XCTAssertEqual(cell(.completed, operation).0, "reportOutcome")
             XCTAssertEqual(cell(.completed, operation).1, .completed)

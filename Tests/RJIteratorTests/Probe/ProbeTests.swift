@@ -16,7 +16,13 @@ final class ProbeTests: XCTestCase {
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let url = URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("rj-probe")
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            throw XCTSkip("rj-probe not found beside the test binary at \(url.path)")
+            // `swift test` builds every product, rj-probe with it: missing, it is a failure, not
+            // a skip (a skip would let CI pass without these checks).
+            struct ProbeMissing: Error, CustomStringConvertible {
+                let path: String
+                var description: String { "rj-probe not found beside the test binary at \(path): build it (swift build --build-tests)" }
+            }
+            throw ProbeMissing(path: url.path)
         }
         let process = Process()
         process.executableURL = url
