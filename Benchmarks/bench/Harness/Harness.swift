@@ -317,7 +317,7 @@ func printSummary(_ ratios: [Ratio]) {
           + (missed.isEmpty ? "." : "; not met, and why:"))
     for q in missed {
         print("  \(q.name): \(format(q.value, unit: q.unit)), target \(q.targetText)")
-        print("      " + (q.why ?? "no reason recorded: met in some runs, not in others (docs/performance.md#targets has its record)"))
+        print("      " + (q.why ?? "not met in this run; docs/performance.md#targets has its record over several runs"))
     }
     print("""
         A target missed is a figure, not a failure: the run exits 0 (1 only when a workload's

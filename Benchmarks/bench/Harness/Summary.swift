@@ -14,18 +14,21 @@ func plainSummary(_ bench: Bench) -> [String] {
         let n = Int(v.rounded())
         return n >= 1000 ? "\(n / 1000),\(String(format: "%03d", n % 1000))" : "\(n)"
     }
-    /// How `other` compares with `ours`, said of `other`.
-    func times(_ ours: Double, _ other: Double) -> String {
-        let r = other / ours
-        return r >= 1 ? String(format: "%.1fx slower than ours", r) : String(format: "%.1fx faster than ours", 1 / r)
+    /// How `other` compares with `ours`, said of `other`: the median of the per-round ratios
+    /// when both were measured in the same rounds (as the targets are), else of the medians.
+    func times(_ ours: String, _ other: String) -> String {
+        guard let a = bench.row(named: ours), let b = bench.row(named: other) else { return "" }
+        let r = a.samples.count == b.samples.count ? zip(b.samples, a.samples).map { $0 / $1 }.median : b.median / a.median
+        if abs(r - 1) < 0.05 { return "about the same as ours" }
+        return r > 1 ? String(format: "%.1fx slower than ours", r) : String(format: "%.1fx faster than ours", 1 / r)
     }
     var lines = ["In plain words (this run; the rows in detail and every target follow):"]
     if let next = ns(SummaryRows.generatorNext) {
         var line = "  A generator switch, into its body and back (Generator.next): \(time(next))."
         var others: [String] = []
-        if let u = ns(SummaryRows.swapcontext) { others.append("the same with the system's swapcontext \(time(u)) (\(times(next, u)))") }
-        if let v8 = ns(SummaryRows.v8Next) { others.append("V8's generator next \(time(v8)) (\(times(next, v8)))") }
-        if let py = ns(SummaryRows.pythonSend) { others.append("Python's send \(time(py)) (\(times(next, py)))") }
+        if let u = ns(SummaryRows.swapcontext) { others.append("the same with the system's swapcontext \(time(u)) (\(times(SummaryRows.generatorNext, SummaryRows.swapcontext)))") }
+        if let v8 = ns(SummaryRows.v8Next) { others.append("V8's generator next \(time(v8)) (\(times(SummaryRows.generatorNext, SummaryRows.v8Next)))") }
+        if let py = ns(SummaryRows.pythonSend) { others.append("Python's send \(time(py)) (\(times(SummaryRows.generatorNext, SummaryRows.pythonSend)))") }
         if !others.isEmpty { line += "\n    Beside it: " + others.joined(separator: "; ") + "." }
         lines.append(line)
     }
@@ -59,7 +62,7 @@ func plainSummary(_ bench: Bench) -> [String] {
     }
     guard lines.count > 1 else { return [] }
     lines.append("")
-    lines.append("The rows in detail, by area: the median of \(bench.samplesPerRow) samples of one operation each, with min and max"
+    lines.append("The rows in detail, by area: per operation, the median of \(bench.samplesPerRow) samples (each a batch of about 20 ms), with min and max"
                  + (bench.options.quick ? " (--quick: fewer samples, smaller programs)." : "."))
     return lines
 }

@@ -87,11 +87,11 @@ final class AllocationsOnly {
 extension LifecycleRows {
     func holdTargets(_ bench: Bench, switches s: SwitchRows, peers: PeerRows) {
         bench.ratio("create + run + release / raw fast switch", createRunRelease, over: s.rawFast, target: 5.0,
-                    why: "a generator's two Swift allocations (an object, its closure's context) alone cost about 2x this switch (issue 42)")
+                    why: "a generator's two Swift allocations (an object, its closure's context) alone cost about 2x this switch")
         bench.ratio("create + run + release / its allocations alone", createRunRelease, over: allocationsOnly, target: 2.0,
-                    why: "a stack from the pool and the generator's set-up add about 650 instructions to the allocations' 700 (issue 42)")
+                    why: "a stack from the pool and the generator's set-up add about 650 instructions to the allocations' 700")
         bench.ratio("create + run + release / V8's generator created, run, dropped", createRunRelease, over: peers.v8Create,
-                    target: 2.0, why: "V8 makes one small object in its own heap; a Swift generator makes two with malloc, and takes a stack (issue 42)")
+                    target: 2.0, why: "V8 makes one small object in its own heap; a Swift generator makes two with malloc, and takes a stack")
         bench.ratio("create + run + release / Python's generator created, run, dropped", createRunRelease,
                     over: peers.pythonCreate, target: nil)
         bench.ratio("the allocations alone / raw fast switch", allocationsOnly, over: s.rawFast, target: nil)

@@ -216,7 +216,7 @@ extension MemoryRows.Rows {
             bench.bound(shared.perGenerator, "resident memory per suspended generator, shared stacks", below: 1024,
                         why: "five heap blocks of about 1,020 B in all: at its limit, over it in some runs")
             bench.bound(shared.create, "create + first next with many alive, shared stacks", below: 500,
-                        why: "five heap blocks a generator, the heap growing into fresh pages with 100,000 alive; not yet broken down (issue 42)")
+                        why: "five heap blocks a generator, the heap growing into fresh pages with 100,000 alive; not yet broken down")
             bench.bound(shared.release, "release of a suspended generator with many alive, shared stacks", below: 500)
             if let v8 {
                 bench.ratio("memory per suspended generator, shared stacks / V8's", shared.perGenerator, over: v8, target: nil)

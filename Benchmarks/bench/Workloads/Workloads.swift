@@ -112,10 +112,10 @@ enum Workloads {
 extension Workloads {
     /// Why the programs that miss their targets miss them (docs/performance.md, "Where the time goes").
     static let whyMissed: [String: String] = [
-        "N-Queens through conjoin (yieldAll)": "a generator per step of the search (330,000 a run): bound by a generator's life, 4x V8's",
+        "N-Queens through conjoin (yieldAll)": "a generator per step of the search: bound by a generator's life, 4x V8's",
         "knight's tours through conjoin": "a generator per step of the search, like N-Queens: bound by a generator's life",
         "same fringe, a generator per subtree": "a generator per subtree, like the in-order walk: bound by a generator's life",
-        "in-order walk, a generator per subtree": "a generator per node (524,000 a run): bound by a generator's life, 4x V8's",
+        "in-order walk, a generator per subtree": "a generator per node: bound by a generator's life, 4x V8's",
         "prime sieve, a chain of filter generators": "a chain of 2,000 filters: its stacks outgrow the caches (the filter chain target)",
         "send pipeline (seed API: RJIterator, rj_yield)": "the seed API's Any? values: RJIterator.next is about 4x Generator.next",
     ]
