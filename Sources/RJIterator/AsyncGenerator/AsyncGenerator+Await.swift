@@ -17,9 +17,8 @@ extension AsyncGeneratorStorage {
     }
 
     /// `awaitStep(_:)` once the awaiting body is known. Specialised in the caller's module but
-    /// kept out of the caller's body: inlined into a relay's loop, the same code measured 35%
-    /// slower per element at fewer instructions (the switch's stores and the lock's
-    /// compare-exchange land closer together).
+    /// kept out of the caller's body: inlined into a relay's loop, it ran fewer instructions but
+    /// slower (docs/performance.md, "Instructions per operation", has the measurement).
     @inlinable @inline(never)
     func awaitStep(_ operation: Operation, in current: _RJAwaitHost) throws -> Step {
         if current === self {
