@@ -21,7 +21,7 @@
 /* makecontext & co. are deprecated, not gone, on Darwin, and <ucontext.h> stops the build
  * unless _XOPEN_SOURCE is defined. That alone makes Darwin's headers strictly POSIX: they
  * hide MAP_ANONYMOUS, madvise and MADV_DONTNEED (rj_stack.c), dladdr (rj_inspect.c) and
- * pthread_threadid_np (rj_context.c). _DARWIN_C_SOURCE keeps the rest of the system's API. */
+ * pthread_threadid_np (rj_thread.c). _DARWIN_C_SOURCE keeps the rest of the system's API. */
 #  define _XOPEN_SOURCE 700
 #  define _DARWIN_C_SOURCE 1
 #  pragma clang diagnostic ignored "-Wdeprecated-declarations"
@@ -227,14 +227,16 @@ RJ_HIDDEN void rj_set_error(const char *fmt, ...) __attribute__((format(printf, 
 RJ_HIDDEN __attribute__((noreturn)) void rj_fatal(const char *msg);
 
 /* rj_overflow.c and rj_swift_state.c: per-thread set-up, both called once per
- * thread by rj_prepare_thread (rj_context.c) before its first resume. */
+ * thread by rj_prepare_thread (rj_thread.c) before its first resume. */
 RJ_HIDDEN void rj_overflow_prepare_thread(void);
 RJ_HIDDEN void rj_swift_state_prepare_thread(void);
 RJ_HIDDEN void rj_prepare_thread(void);
 
+/* rj_thread.c: 0 until this thread is prepared, then its id. */
 extern RJ_TLS int rj_thread_prepared;
 /* This thread's id as the kernel knows it (gettid), for dumps. */
 int rj_os_thread_id(void);
+/* rj_current.c: the coroutine running on this thread, NULL outside every coroutine. */
 extern RJ_TLS rj_coro *rj_current;
 
 /* Assembly (switch_*.S); rj_switch itself is declared in CRJContext.h. */

@@ -121,8 +121,8 @@ int rj_set_shared_run_stack_count(size_t count);
 
 /* ---- Hot accessors, inline ---------------------------------------------
  * The first fields of every rj_coro, public so that the accessors a switch
- * needs compile inline into the Swift layer. Read-only outside rj_context.c, but
- * for owner (rj_coro_set_owner). */
+ * needs compile inline into the Swift layer. Written by the C core's files only, but
+ * for owner (rj_coro_set_owner) and the stack pointers the inline switch saves. */
 typedef struct rj_coro_head {
     void *_Nullable sp;
     void *_Nullable caller_sp;
