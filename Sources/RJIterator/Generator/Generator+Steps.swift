@@ -9,7 +9,7 @@ import RJLocks
 //   start           startBody: make the coroutine, switch in with no signal
 //   resume(signal)  switchIntoBody (or, for a `next` of a body suspended in `yieldAll`,
 //                   resumeChain: the deepest delegate, Generator+Delegation.swift)
-//   complete(o)     finish: a generator that never ran completes without running
+//   complete(o)     complete: a generator that never ran completes without running
 //   reportOutcome   reportOutcome: what the completed generator kept
 //   answer(v)       .returned(v)
 //   fail(e)         throw e
@@ -29,6 +29,24 @@ extension Generator {
         try perform(operation)
     }
 
+    /// `perform` for a face over this generator that keeps values of its own beside it (the seed
+    /// API's channel): `onceHeld` runs when the operation holds `running` and is about to switch
+    /// in (`starting`: the body starts, else it resumes), with `payload`, so that the face writes
+    /// its slots only while no other caller can; otherwise `payload` is dropped.
+    @inlinable @inline(__always)
+    func perform<Payload>(
+        _ operation: GeneratorOperation<Input, Return>, handing payload: consuming Payload,
+        onceHeld: (_ starting: Bool, _ payload: consuming Payload) -> Void
+    ) throws -> GeneratorStep<Element, Return> {
+        let action = machine.begin(operation)
+        switch action {
+        case .start: onceHeld(true, payload)
+        case .resume: onceHeld(false, payload)
+        case .complete, .reportOutcome, .answer, .fail: break
+        }
+        return try carryOut(action)
+    }
+
     /// Carries out `action`. `heldByDelegator`: this generator is a delegate run by the body that
     /// owns it, which keeps it `running` when it yields (Generator+Delegation.swift).
     @inlinable @inline(__always)
@@ -40,7 +58,7 @@ extension Generator {
             return try startBody(heldByDelegator: heldByDelegator)
         case .complete(let outcome):
             releaseBody()
-            return try finish(outcome)
+            return try complete(outcome)
         case .reportOutcome:
             return try reportOutcome()
         case .answer(let value):
@@ -98,7 +116,7 @@ extension Generator {
                         machine.bodyYielded(heldByDelegator: heldByDelegator)
                         return .yielded(valueSlot.baseAddress.unsafelyUnwrapped.move())
                     }
-                    return try finish(resultSlot.baseAddress.unsafelyUnwrapped.move())
+                    return try complete(resultSlot.baseAddress.unsafelyUnwrapped.move())
                 }
             }
         }
@@ -107,7 +125,7 @@ extension Generator {
     /// Keeps the outcome of a body that ended (or of an operation that completed a generator
     /// that never ran), gives the state word back as `completed`, and reports the outcome.
     @inlinable
-    func finish(_ outcome: Completion<Return>) throws -> GeneratorStep<Element, Return> {
+    func complete(_ outcome: Completion<Return>) throws -> GeneratorStep<Element, Return> {
         machine.completed(with: ErasedCompletion(outcome))
         switch outcome {
         case .returned(let value): return .returned(value)
@@ -158,16 +176,16 @@ extension Generator {
         // A for-in that ended because the generator it iterated threw: that error is how the
         // body ended, whatever it did after the loop (Generator+Sequence.swift).
         if let error = machine.takePendingError() {
-            deliver(.threw(error))
+            handBack(.threw(error))
         } else {
-            deliver(ended)
+            handBack(ended)
         }
     }
 
     /// The body's last act, on its own stack: hands how it ended to the resumer's local, or keeps
     /// it when nobody typed waits (closing on release, driven as a delegate).
     @inlinable @inline(__always)
-    func deliver(_ outcome: consuming Completion<Return>) {
+    func handBack(_ outcome: consuming Completion<Return>) {
         if let completionBox {
             rj_coro_in_resumer(coro.unsafelyUnwrapped, completionBox)
                 .assumingMemoryBound(to: Completion<Return>.self).initialize(to: outcome)

@@ -87,12 +87,21 @@ extension _RJCoroutineHost {
     final func suspend<Element, Input>(
         _ current: OpaquePointer, yielding value: Element, resumedWith _: Input.Type
     ) -> ResumeSignal<Input> {
+        suspend(current, handingOut: { $0.assumingMemoryBound(to: Element.self).initialize(to: value) },
+                resumedWith: Input.self)
+    }
+
+    /// `suspend(_:yielding:resumedWith:)` for a caller that puts the value into the outbox itself
+    /// (`handOut` gets the slot, uninitialised): the seed API's `rj_yield`, which copies an
+    /// `Any?` without Swift's value witnesses (AnyValue.swift).
+    @inlinable @inline(__always)
+    final func suspend<Input>(
+        _ current: OpaquePointer, handingOut handOut: (UnsafeMutableRawPointer) -> Void, resumedWith _: Input.Type
+    ) -> ResumeSignal<Input> {
         // No outbox while closing on release: a body that yields then is abandoned anyway.
         // The slots are uninitialised memory of the resumer's frame (`switchIntoBody`): the value
         // is put in, the signal moved out.
-        if let outbox {
-            rj_coro_in_resumer(current, outbox).assumingMemoryBound(to: Element.self).initialize(to: value)
-        }
+        if let outbox { handOut(rj_coro_in_resumer(current, outbox)) }
         rj_coro_suspend_inline(current)
         if machine.closingOnRelease { return .close }
         return rj_coro_in_resumer(current, inbox.unsafelyUnwrapped).assumingMemoryBound(to: ResumeSignal<Input>.self).move()

@@ -27,8 +27,9 @@ import CRJContext
 /// ```
 public final class RJIterator {
     let channel: SeedChannel
-    /// The generator only switches: values cross in `channel`.
-    let core: Generator<Void, Void, Void>
+    /// The generator: its yielded values cross as its own do; the inputs of `next(x)` and the
+    /// body's return value cross in `channel`.
+    let core: Generator<Any?, Void, Void>
 
     /// Makes an iterator over `body`; nothing runs until the first `next`.
     ///
@@ -75,64 +76,39 @@ public final class RJIterator {
         advance(value, given: true)
     }
 
-    /// One step: asks the generator's state machine for the action of a `next`, carries it
-    /// out. The channel's slots are written only while this call holds the generator's
-    /// `running` state, so a second thread (or the body itself) calling `next` meanwhile gets
-    /// `GeneratorError.alreadyRunning` and touches nothing.
+    /// One step: a `next` of the generator, as `Generator` performs it. The input is written
+    /// into the channel only once the step holds the generator's `running` state, so a second
+    /// thread (or the body itself) calling `next` meanwhile gets `GeneratorError.alreadyRunning`
+    /// and touches nothing.
     @inline(__always)
     private func advance(_ value: consuming Any?, given: Bool) -> RJResult {
-        switch core.machine.begin(GeneratorOperation<Void, Void>.next(())) {
-        case .resume(let signal):
-            if given {
-                // Moved into the channel's slot, moved out by the pending `rj_yield`.
-                channel.input.initialize(to: consume value)
-                channel.hasInput = true
+        let step: GeneratorStep<Any?, Void>
+        do {
+            step = try core.perform(.next(()), handing: consume value) { starting, value in
+                // The first `next`'s value is ignored, as in the original; a later one is moved
+                // into the channel's slot and moved out by the pending `rj_yield`.
+                if given, !starting {
+                    channel.input.initialize(to: consume value)
+                    channel.hasInput = true
+                }
             }
-            return collect { try core.resume(signal) }
-        case .start:
-            // The first `next`: its value is ignored, as in the original.
-            return collect { try core.startBody() }
-        case .reportOutcome:
-            // Written by the body before it completed, never again.
-            return RJResult(value: channel.returned, done: true)
-        case .fail(let error):
-            // Running (its own body called `next`, or another thread): nothing is touched.
+        } catch {
+            // Running (its own body called `next`, or another thread), or no stack for the body:
+            // nothing was touched.
             return RJResult(value: nil, error: error, done: false)
-        case .complete, .answer:
-            fatalError("RJIterator: internal error: an action of no `next`")
         }
-    }
-
-    /// Runs `resume` (which switches into the body) holding `running`, with a slot in this
-    /// frame for the value the body yields: the body copies it there before it suspends, so
-    /// nothing is read from the channel once the state is given back.
-    @inline(__always)
-    private func collect(_ resume: () throws -> GeneratorStep<Void, Void>) -> RJResult {
-        withUnsafeTemporaryAllocation(of: Any?.self, capacity: 1) { buffer in
-            let yielded = buffer.baseAddress.unsafelyUnwrapped
-            channel.yielded = yielded
-            let step: GeneratorStep<Void, Void>
-            do {
-                step = try resume()
-            } catch {
-                // No stack for the body.
-                return RJResult(value: nil, error: error, done: false)
-            }
-            // An input was given only to a body suspended in `rj_yield`, which took it before
-            // anything else: the channel is not touched again here, once the state is given
-            // back and another thread may be resuming the body.
-            switch step {
-            case .yielded: return RJResult(value: yielded.move(), error: nil, done: false)
-            case .returned: return RJResult(value: channel.returned, error: nil, done: true)
-            }
+        switch consume step {
+        case .yielded(let value): return RJResult(value: value, error: nil, done: false)
+        // Written by the body before it completed, never again.
+        case .returned: return RJResult(value: channel.returned, error: nil, done: true)
         }
     }
 }
 
 /// Where an ``RJIterator``'s values cross between `next` and `rj_yield`. The input of
 /// `next(x)` is moved into a slot the channel owns and moved out by the body; the argument of
-/// `rj_yield` is borrowed where it lies and copied once, by the body, into a slot in the
-/// resuming `next`'s frame. Every copy, destroy or nil test of an `Any?` that Swift emits
+/// `rj_yield` is borrowed where it lies and copied once, by the body, into the generator's own
+/// slot for a yielded value in the resuming `next`'s frame. Every copy, destroy or nil test of an `Any?` that Swift emits
 /// itself goes through `Optional<Any>`'s value witnesses, a chain of four or five indirect
 /// calls; the moves here are plain memory copies and `AnyValue` copies with one call.
 ///
@@ -145,8 +121,6 @@ final class SeedChannel {
     @exclusivity(unchecked) var hasInput = false
     /// Whether the `next` that resumed the last `rj_yield` gave a value (for delegation).
     @exclusivity(unchecked) var resumedWithInput = false
-    /// The uninitialised slot, in the resuming `next`'s frame, for the next yielded value.
-    @exclusivity(unchecked) var yielded: UnsafeMutablePointer<Any?>?
     /// The body's return value, reported by every `next` after the end.
     @exclusivity(unchecked) var returned: Any?
 
@@ -164,8 +138,12 @@ final class SeedChannel {
         _ value: borrowing Any?, _ channel: Unmanaged<SeedChannel>, _ host: Unmanaged<_RJCoroutineHost>,
         _ current: OpaquePointer
     ) -> Any? {
-        channel._withUnsafeGuaranteedRef { $0.yielded.unsafelyUnwrapped }.initialize(to: AnyValue.copy(value))
-        let resumed = host._withUnsafeGuaranteedRef { $0.suspend(current, yielding: (), resumedWith: Void.self) }
+        let resumed = withUnsafePointer(to: value) { value in
+            host._withUnsafeGuaranteedRef { host in
+                host.suspend(current, handingOut: { $0.assumingMemoryBound(to: Any?.self).initialize(to: AnyValue.copy(value)) },
+                             resumedWith: Void.self)
+            }
+        }
         // Only Generator's throw/return/close send anything but a value; RJIterator has none.
         guard case .value = resumed else { return nil }
         let gaveInput = channel._withUnsafeGuaranteedRef { channel in

@@ -70,6 +70,41 @@ final class SharedStackTests: XCTestCase {
         XCTAssertEqual(try yieldedValues(source), expected)
     }
 
+    func testAChainOfSeedIteratorsLongerThanTheRunStacksKeepsEveryValue() throws {
+        // The seed API's iterators on shared stacks (they take the default mode): each level's
+        // body pulls from the level below, so run stacks hold several levels of one chain, and
+        // a value yielded on one crosses into a resumer whose frames were moved off it.
+        let modeBefore = RJRuntime.defaultStackMode
+        RJRuntime.defaultStackMode = .shared
+        defer { RJRuntime.defaultStackMode = modeBefore }
+        var source = RJIterator {
+            for i in 0..<50 { rj_yield(i) }
+            return "end"
+        }
+        let levels = RJRuntime.sharedRunStackCount * 2 + 1
+        for level in 0..<levels {
+            let below = source
+            source = RJIterator {
+                var result = below.next(level)
+                while !result.done {
+                    // The input of `next(x)` crosses down as well: every level adds its own.
+                    let input = rj_yield((result.value as? Int ?? -1) * 2) as? Int ?? -1
+                    result = below.next(input)
+                }
+                return result.value
+            }
+        }
+        var values: [Int] = []
+        var result = source.next()
+        while !result.done {
+            values.append(result.value as? Int ?? -1)
+            result = source.next(0)
+        }
+        let scale = 1 << levels
+        XCTAssertEqual(values, (0..<50).map { $0 * scale })
+        XCTAssertEqual(result.value as? String, "end")
+    }
+
     func testAGeneratorResumingOthersOfItsOwnRunStackGoesThroughTheCopier() throws {
         // Bound from here, one after the other, the generators take the run stacks in turn,
         // twice over: whichever run stack `outer` gets holds two of them, whose frames and its
