@@ -7,7 +7,7 @@ import RJLocks
 /// goes on and its stack is freed.
 ///
 /// Work that calls back inside its closure and keeps nothing (the common synchronous case)
-/// leaves the token with no other owner: the host keeps it for the next await (`settle`),
+/// leaves the token with no other owner: the host keeps it for the next await (`reclaim`),
 /// so such an await allocates nothing. The token holds its host (what an `rj_await` of
 /// an async generator's body finds is the generator's storage, not the generator its users
 /// hold: work that keeps a callback does not keep the generator from being released).
@@ -40,7 +40,7 @@ final class CallbackToken: @unchecked Sendable {
     }
 
     func call(_ value: Any?, _ error: (any Error)?) {
-        // Read before the exchange, whose release publishes it to `settle`: after the
+        // Read before the exchange, whose release publishes it to `reclaim`: after the
         // exchange this call touches nothing of the token that `reuse` rewrites.
         let generation = self.generation
         let site = self.site
@@ -73,18 +73,18 @@ final class CallbackToken: @unchecked Sendable {
     }
 
     /// Called by the awaiting body once the work's closure has returned, with the body's only
-    /// reference. If the work kept no reference to the callback, the token is settled here (a
+    /// reference. If the work kept no reference to the callback, the token is reclaimed here (a
     /// callback dropped uncalled completes the await, as `deinit` would: that result is
     /// returned, for the body to take) and can serve the next await (`spare`); otherwise it is
     /// left to the work.
-    static func settle(_ token: inout CallbackToken) -> (spare: Bool, dropped: Bool) {
+    static func reclaim(_ token: inout CallbackToken) -> (spare: Bool, dropped: Bool) {
         // Unique: every other reference is gone (a reference count is never seen lower than it
         // is), so nobody can call it again.
         guard isKnownUniquelyReferenced(&token) else { return (false, false) }
         return (true, token.calls.add(1, ordering: .acquiring).oldValue == 0)
     }
 
-    /// Makes a settled token (see `settle`) the callback of await `generation`.
+    /// Makes a reclaimed token (see `reclaim`) the callback of await `generation`.
     func reuse(for generation: UInt64, site: AwaitSite) {
         self.generation = generation
         self.site = site

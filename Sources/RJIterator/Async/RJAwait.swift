@@ -79,7 +79,7 @@ private enum Settled {
 private func start(_ task: (@escaping RJAsyncCallback) -> Void, in host: _RJAwaitHost, _ generation: UInt64,
                    reusing spare: consuming CallbackToken?, site: AwaitSite) -> (CallbackToken?, Settled) {
     var token: CallbackToken
-    // Taken: no other reference may stay here, or `settle` could not find the token unique.
+    // Taken: no other reference may stay here, or `reclaim` could not find the token unique.
     if let reused = spare.take() {
         reused.reuse(for: generation, site: site)
         token = reused
@@ -88,7 +88,7 @@ private func start(_ task: (@escaping RJAsyncCallback) -> Void, in host: _RJAwai
     }
     hand(token, to: task)
     let called = token.calledOnBody
-    let (isSpare, dropped) = CallbackToken.settle(&token)
+    let (isSpare, dropped) = CallbackToken.reclaim(&token)
     if dropped { return (token, .dropped) }
     if called { return (isSpare ? token : nil, .calledBack(token)) }
     return (isSpare ? token : nil, .waits)

@@ -181,7 +181,7 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
     /// it, or keeps the answer for the body waiting in an await and wakes that await.
     @inlinable
     func answer(_ request: AsyncRequest, _ result: Result<Step, any Error>) {
-        let (waiter, cancelled) = state.withLock { _ in request.settle(with: result) }
+        let (waiter, cancelled) = state.withLock { _ in request.takeAnswer(result) }
         switch waiter {
         case .none:
             break

@@ -37,7 +37,7 @@ final class AsyncRequest: @unchecked Sendable {
     /// returns who to tell, and whether the caller was cancelled before the answer was decided
     /// (it then gets `CancellationError` instead). Under the lock, once.
     @inlinable
-    func settle(with answer: @autoclosure () -> Any) -> (waiter: AsyncWaiter, cancelled: Bool) {
+    func takeAnswer(_ answer: @autoclosure () -> Any) -> (waiter: AsyncWaiter, cancelled: Bool) {
         let waiting = waiter
         waiter = .none
         if case .continuation = waiting {} else { self.answer = answer() }

@@ -1,11 +1,12 @@
 import CRJContext
 
-// The dump's seam: what `RJRuntime.dump()` reads of a coroutine beyond its state and its stack,
-// in two small values written only here. Every generator carries a `CoroutineRecord` (where it
-// was made, what API made it, its registry slot); an `rj_async` task or async generator also
-// carries an `AwaitRecord` (what its body's `rj_await` waits on, since when, until when). The
-// hot paths never read them; the dump (Dump/) reads them and nothing else of the objects'
-// fields but the state word, the coroutine and the delegation links.
+// The dump's seam: what `RJRuntime.dump()` reads of a coroutine beyond its state and its stack.
+// Every generator carries a `CoroutineRecord` (where it was made, what API made it, its registry
+// slot), set when it is made. An await host (an `rj_async` task, an async generator) also keeps
+// an `AwaitRecord` (what its body's `rj_await` waits on, since when, until when) in its
+// `AwaitState`, which writes it under the host's lock. The hot paths never read either; the dump
+// (Dump/) reads them and, of the objects' other fields, only the state word, the coroutine and
+// the delegation links.
 
 /// What a dump reports a coroutine as: the API it was made with.
 @usableFromInline
@@ -16,8 +17,8 @@ enum DumpKind: UInt8 {
 /// What a coroutine says of itself for a dump: set before it is registered, never changed but
 /// for the registry slot, which `register` fills in and `unregister` gives back.
 ///
-/// Laid out to end in spare bytes (17 of a 24-byte stride): the small fields the generator
-/// declares after it fill them, so a generator is no larger than with loose fields.
+/// Its last field is a byte, so the generator's small fields declared after it fill the padding
+/// at its end: a generator is no larger than with loose fields.
 @usableFromInline
 struct CoroutineRecord {
     /// `#fileID` of the public initialiser's caller.
@@ -84,9 +85,9 @@ enum AwaitKind: UInt8 {
     case asyncSequence
 }
 
-/// What an await host's body waits on, for a dump: written by the body before it suspends and
-/// cleared after it resumes; the dump reads it only while it holds the suspended generator (its
-/// compare-exchange orders the writes before the reads), so it needs no lock.
+/// What an await host's body waits on, for a dump: part of the host's `AwaitState`, noted when
+/// an await begins and cleared when it ends, under the host's lock; the dump reads a copy taken
+/// under that lock (`_RJAwaitHost.awaitRecord`).
 @usableFromInline
 struct AwaitRecord {
     /// The kind of the await (`AwaitKind`), 0 when none is in progress.
