@@ -21,43 +21,21 @@ import RJLocks
 /// for try await item in items { print(item) }
 /// ```
 ///
-/// Semantics (ES2018's async generators and Python's, PEP 525; docs/async-generators.md has
-/// the table):
-/// - Calls are **requests**, served one at a time and in order: a `next`, `return` or `throw`
-///   made while another is in progress, from any task, waits its turn and gets its own step.
-/// - **No buffering**: the body runs only while a request is being served; after three `next`
-///   calls on a fresh generator, the body has reached exactly its third `yield`.
-/// - `return(v)` and `throw(e)` act at the body's `yield`, as for ``Generator``; while the body
-///   awaits, they wait their turn.
-/// - **Cancellation**: when the task waiting in `next` is cancelled, that `next` throws
-///   `CancellationError` and the generator ends at that reader's place: the body's pending
-///   `rj_await` gives `CancellationError` (`rj_awaitValue` throws it), and so does every later
-///   await and `yield`, so the body's cleanups run. A cancelled `for try await` loop therefore
-///   stops the producer. Other readers of the same generator never get `CancellationError`:
-///   they get the values before that place, then the end (the body's return value, or
-///   ``GeneratorError/closed`` from `next`, which ends a `for try await` loop).
-/// - **Release**: when the last reference to a generator suspended at a `yield` goes, the body
-///   is closed as a ``Generator``'s is (its `defer`s run; an `rj_await` there gives
-///   `CancellationError` at once), wherever the last reference is dropped. A body producing
-///   ahead (`bufferingUpTo:`) is closed at its next `yield`, its pending await cancelled.
+/// Semantics as ES2018's async generators and Python's (PEP 525); docs/async-generators.md has
+/// them side by side, and says what happens with several readers, buffering and threads:
+/// - Calls are **requests**, served one at a time and in order, from any task.
+/// - **No buffering** unless asked (``init(bufferingUpTo:on:stackMode:file:line:_:)``): the body
+///   runs only while a request is served.
+/// - `return(v)` and `throw(e)` act at the body's `yield`, as for ``Generator``.
+/// - **Cancellation**: a cancelled reader's `next` throws `CancellationError`, and the body's
+///   awaits and yields throw it from then on, so its cleanups run; other readers see the end.
+/// - **Release**: dropping the last reference closes a suspended body (its `defer`s run).
 ///
-/// Threads: the requests run on the caller's executor (they are `nonisolated(nonsending)`),
-/// and the body runs on the thread that made the request, until it yields (a body that yields
-/// without awaiting costs no Swift task, no continuation and no executor hop), or until it
-/// awaits: it then resumes on the thread that completed the await, or on the queue given at
-/// creation, and the request is answered from there. Nothing blocks a thread: an await suspends the body's coroutine, not
-/// the thread. The type is `Sendable`; the body must be, since it runs on several threads.
+/// Threads: the body runs on the thread that made the request until it yields or awaits, then
+/// on the thread that completed the await (or the queue given). Nothing blocks a thread. The
+/// type is `Sendable`; so must the body be.
 public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Sendable>: Sendable {
-    // What each file of this folder holds:
-    // - AsyncGenerator.swift: the public type, thin: its requests go to the storage;
-    // - AsyncGeneratorStateMachine.swift: the whole state, one value, and its transitions;
-    // - AsyncGeneratorStorage.swift: the state under its lock, the await host, release,
-    //   cancellation, answers; AsyncGeneratorStorage+Serving.swift: running the turns;
-    // - AsyncGenerator+Buffer.swift: `bufferingUpTo:`;
-    // - AsyncGenerator+Await.swift: consumed from a body (`rj_await(nextOf:)`);
-    // - AsyncYielder.swift, AsyncSequenceReading.swift: the body's side (`yield`, `yieldAll`,
-    //   reading an `AsyncSequence`); AsyncGenerator+Sequence.swift: `for try await`;
-    //   AsyncRequest.swift, AsyncGeneratorEvents.swift: a waiting request, what crosses a switch.
+    // The files of this folder: docs/swift-core.md ("Async generators").
 
     @usableFromInline typealias Storage = AsyncGeneratorStorage<Element, Input, Return>
 

@@ -4,12 +4,7 @@ import RJLocks
 // The machinery under `Generator` (and so under `RJIterator`, `rj_async` and `AsyncGenerator`):
 // the generator object owns the coroutine, carries values across each switch and holds the
 // state machine. Its non-generic part is `_RJCoroutineHost`, the generator's superclass.
-//
-// Where each part lives
-// - GeneratorStateMachine.swift: the state (the one writer of the state word and the kept outcome).
-// - Handoff.swift: the switches (the one file that creates, resumes and destroys coroutines).
-// - Generator+Steps.swift: the actions of the state machine carried out, for `Generator`.
-// - Runtime/CoroutineRecord.swift: what a dump reads of the object.
+// Where each part lives: docs/swift-core.md ("Rooms").
 //
 // Who owns what
 // - Whoever holds the `Generator` owns it; the coroutine's stack refers to it only unretained

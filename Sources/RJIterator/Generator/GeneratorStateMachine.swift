@@ -2,40 +2,19 @@ import CRJContext
 import RJLocks
 
 // The one writer of a generator's state (after swift-async-algorithms' `MergeStateMachine` and
-// SwiftNIO's `NIOThrowingAsyncSequenceProducerStateMachine`): the state word, the outcome a
-// completed generator keeps, the value of a `return(_:)` on its way to the body, the close on
-// release. A view of those fields of the generator object (`machine`), the atomics and the
-// holder's fields in separate stored properties (docs/swift-core.md, "One state machine").
-// Every operation asks `begin` (or `beginForDelegator`) for an action and carries it out
-// (Generator+Steps.swift); the transitions after a switch (`bodyYielded`, `completed(with:)`,
-// `keep`) and the dump's and the release's holds are its other methods. Nothing else writes
-// these fields (`.ci/check-structure` checks it).
-//
-// The state word (`created`, `suspended`, `running`, `completed`) and its first-acquire hint are
-// the only things two threads may touch at once. An operation moves it `created`/`suspended` -> `running` with an acquiring
-// compare-exchange and back with a releasing store, so everything the body wrote is visible to
-// the next resumer, whichever thread it is on. The other fields are touched only by the thread
-// that holds `running`.
-//
-//   found      next, send                 start           delegate
-//   created    start (send: notStarted)   start           start
-//   suspended  resume(value)              alreadyStarted  resume(()) (not Void: delegateAlreadyStarted)
-//   running    alreadyRunning             alreadyRunning  alreadyRunning
-//   completed  reportOutcome              reportOutcome   reportOutcome
-//
-//   found      throw(e)                   return(v)       close
-//   created    complete(threw e)          complete(v)     complete(closed)
-//   suspended  resume(error e)            resume(close)   resume(close)
-//   running    alreadyRunning             alreadyRunning  alreadyRunning
-//   completed  fail(e)                    answer(v)       reportOutcome
-//
-// (docs/swift-core.md has the same table.) A `fail` after the word was taken gives it back as it
-// was taken (`giveBack`), before the action is returned.
-//
-// A delegate (a generator a body runs with `Yielder.yieldAll`) is held `running` by the
-// delegating body: that body's forwarded operations use `beginForDelegator`, which takes
-// nothing, and the delegate is given back (`giveBackFromDelegator`) when the delegation ends
-// early.
+// SwiftNIO's `NIOThrowingAsyncSequenceProducerStateMachine`). docs/swift-core.md ("One state
+// machine") has its table of what each operation does in each state, which `begin`,
+// `completedAction` and `resumeAction` follow case by case, and why the atomics and the
+// holder's fields are separate stored properties. Invariants kept here:
+// - Nothing else writes these fields (`.ci/check-structure` checks it).
+// - Only the state word and its hint are touched by two threads at once: `created`/`suspended`
+//   -> `running` is an acquiring compare-exchange, the way back a releasing store, so what the
+//   body wrote is visible to the next resumer on any thread.
+// - A `fail` after the word was taken gives it back as it was taken (`giveBack`) before the
+//   action is returned.
+// - A delegate is held `running` by its delegating body: the forwarded operations use
+//   `beginForDelegator`, which takes nothing; a delegation that ends early gives it back
+//   (`giveBackFromDelegator`).
 
 /// A generator's state machine: the one writer of its state word (`stateWord`, with the
 /// first-acquire hint `mayBeFresh`) and of what the holder of `running` keeps beside it
