@@ -2,21 +2,15 @@ import CRJContext
 import Foundation
 import RJLocks
 
-/// What `rj_await` needs from the code it is called in: an `rj_async` task's body
-/// (``RJAsyncTask``) or an async generator's body. The body runs as a coroutine whose generator
-/// records this object as its client; an await begins a generation of the host's
-/// ``AwaitState`` (kept in the host's state machine, under its one lock), starts the work, and
-/// suspends the body until the work completes it. This class is the one await host both kinds
-/// share: every step of an await is written here once, and each kind gives the three things
-/// that differ (where its state is, how its body switches out, how a completion resumes it).
-///
-/// An implementation detail, public only because ``RJAsyncTask`` derives from it; it has no
-/// public member but the cancellation flag (`isCancelled`), cannot be made or subclassed
-/// outside this module, and is hidden from the documentation.
+/// What `rj_await` needs from the body it runs in, an ``RJAsyncTask``'s or an async generator's
+/// (recorded as the body's generator's client). Every step of an await is written here once;
+/// each kind gives where its ``AwaitState`` is, how its body switches out, how a completion resumes it.
+/// Public only because ``RJAsyncTask`` derives from it; no public member but `isCancelled`,
+/// hidden from the documentation (docs/swift-core.md, "One vocabulary").
 @_documentation(visibility: internal)
 public class _RJAwaitHost: @unchecked Sendable {
-    /// The queue the body runs on after each await (a task's queue; an async generator's `on:`,
-    /// or a global queue), and where a cancellation's resume goes.
+    /// The body's queue after each await (a task's queue; an async generator's `on:`, or a global
+    /// queue), and where a cancellation's resume goes.
     @usableFromInline let queue: DispatchQueue
 
     @usableFromInline
@@ -33,16 +27,15 @@ public class _RJAwaitHost: @unchecked Sendable {
         preconditionFailure("RJIterator: internal error: an await host without its own state")
     }
 
-    /// Resumes the body, suspended in an await whose result is in its await state: called once,
-    /// outside the lock, by whoever completed the await (any thread).
+    /// Resumes the body, whose await has its result: called once, outside the lock, by whoever
+    /// completed the await (any thread).
     @usableFromInline
     func resumeAfterAwait() {
         preconditionFailure("RJIterator: internal error: an await host without its own resume")
     }
 
-    /// The body's side of a suspension in await `generation`: switches out of the body's
-    /// coroutine and returns the await's result once it is resumed (`takeResumed`). Called on
-    /// the body's own stack.
+    /// The body's side of a suspension in await `generation`: switches out, and returns the
+    /// await's result once resumed (`takeResumed`). On the body's own stack.
     @usableFromInline
     func switchOut(awaiting generation: UInt64) -> RJResult {
         preconditionFailure("RJIterator: internal error: an await host without its own switch")
@@ -50,8 +43,7 @@ public class _RJAwaitHost: @unchecked Sendable {
 
     // MARK: The steps of an await, the same for every host
 
-    /// Whether the host was cancelled: every `rj_await` of its body gives `CancellationError`
-    /// at once.
+    /// Whether the host was cancelled: every `rj_await` of its body gives `CancellationError` at once.
     ///
     /// ```swift
     /// if task.isCancelled { print("cancelled") }
@@ -62,10 +54,9 @@ public class _RJAwaitHost: @unchecked Sendable {
         return cancelled
     }
 
-    /// The body begins an await of `kind`: its generation and a callback token to reuse, or
-    /// `nil` when the host is cancelled (the await gives `CancellationError` at once).
-    /// (Each kind of host overrides it with a direct call of `AwaitState.begin`: it is on the
-    /// path of every await; this one goes through `withAwaits`.)
+    /// The body begins an await of `kind`: its generation and a callback token to reuse, or `nil`
+    /// when the host is cancelled. Each kind of host overrides it with a direct call of
+    /// `AwaitState.begin` (the path of every await); this one goes through `withAwaits`.
     @usableFromInline
     func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil) -> (generation: UInt64, spare: CallbackToken?)? {
         var generation: UInt64 = 0
@@ -76,8 +67,7 @@ public class _RJAwaitHost: @unchecked Sendable {
     }
 
     /// What stops the work of await `generation` if the host is cancelled while it waits.
-    /// `answersAwait`: the stop makes the awaited work answer the await (the await of another
-    /// generator's step), so a cancellation runs it and lets that answer complete the await.
+    /// `answersAwait`: the stop makes the work answer the await (another generator's step).
     @usableFromInline
     final func setStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64, answersAwait: Bool = false) {
         var cancelledAlready = false
@@ -85,8 +75,7 @@ public class _RJAwaitHost: @unchecked Sendable {
         if cancelledAlready { stop() }
     }
 
-    /// Completes await `generation` with `result`, unless something completed it first; any
-    /// thread. Resumes the body if it was waiting.
+    /// Completes await `generation` with `result`, unless something did first; any thread.
     @usableFromInline
     final func completeAwait(_ result: RJResult, for generation: UInt64) {
         var completion = AwaitState.Completion.ignored
@@ -94,11 +83,10 @@ public class _RJAwaitHost: @unchecked Sendable {
         if case .resume = completion { resumeAfterAwait() }
     }
 
-    /// The body's side of an `rj_await`, once the work is started: the result if it came
-    /// already, or the suspension until it comes. `spare`: the await's callback token when no
-    /// work holds it any more, kept for the next await; `completedByBody`: the work gave a
-    /// result inside its closure, on the body's thread (`bodyResult` gives it): it completes
-    /// the await here, unless a cancellation or a timeout did first.
+    /// The body's side of an `rj_await` once the work is started: the result if it came already,
+    /// or the suspension until it comes. `spare`: the callback token no work holds any more, kept
+    /// for the next await; `completedByBody`: the work gave `bodyResult()` inside its closure, on
+    /// the body's thread, which completes the await unless a cancellation or timeout did first.
     @usableFromInline
     final func suspend(awaiting generation: UInt64, keeping spare: CallbackToken? = nil,
                        completedByBody: Bool = false, bodyResult: () -> RJResult = { RJResult() }) -> RJResult {
@@ -130,15 +118,13 @@ public class _RJAwaitHost: @unchecked Sendable {
         return result
     }
 
-    /// What a dump reports the body waiting on.
     final var awaitRecord: AwaitRecord {
         var record = AwaitRecord()
         withAwaits { record = $0.record }
         return record
     }
 
-    /// Records `self` as the client of `core`, the generator its body runs on, so that an
-    /// `rj_await` in the body finds it.
+    /// Records `self` as the client of `core`, its body's generator, so that `rj_await` finds it.
     @usableFromInline
     final func adopt(_ core: _RJCoroutineHost) {
         core.client = Unmanaged.passUnretained(self)

@@ -1,15 +1,12 @@
 import CRJContext
 
-/// The awaits of one await host's body, one at a time: the part of the host's state that
-/// `rj_await` drives. Both hosts (an `rj_async` task, an async generator's storage) keep one
-/// inside their state machine, under their one lock; these methods are its only transitions.
+/// The awaits of one await host's body, one at a time, kept in the host's state machine under
+/// its one lock (an `rj_async` task's, an async generator storage's); these methods are its only transitions.
 ///
-/// Each `rj_await` begins a *generation*; the work completes it once (its callback, the
-/// callback's release, a timeout, a promise, a Swift task, the host's cancellation), whichever
-/// comes first; a completion for an earlier generation is ignored. The body starts the work,
-/// then takes a result that came already (`takeEarly`: no switch) or suspends; the host's
-/// driver says when the body has suspended (`bodySuspended`), so a completion never resumes a
-/// body that is still running.
+/// Each `rj_await` begins a *generation*, completed once by whatever comes first (the callback,
+/// its release, a timeout, a promise, a Swift task, the host's cancellation); a completion for
+/// an earlier generation is ignored. The driver says when the body has suspended
+/// (`bodySuspended`), so a completion never resumes a body that is still running.
 ///
 ///   phase           complete(r)              bodySuspended          cancel
 ///   idle            ignored (stale)          -                      -
@@ -18,21 +15,17 @@ import CRJContext
 ///   waiting         resumed(r): resume       -                      resumed(CancellationError): resume, stop the work
 ///   resumed         ignored                  -                      -
 ///
-/// `begin` moves `idle` to `started` (or refuses: the host is cancelled); the body takes the
-/// result out of `completedEarly` before it suspends (`takeEarly`: no switch), or out of
-/// `resumed` once the resume switched back into it (`takeResumed`), back to `idle`. The result
-/// stays here rather than crossing the switch, so that what crosses it stays trivial.
+/// `begin` moves `idle` to `started` (or refuses: cancelled); the body takes the result out of
+/// `completedEarly` before it suspends (`takeEarly`) or out of `resumed` (`takeResumed`), back
+/// to `idle`. The result stays here, not crossing the switch, so what crosses it stays trivial.
 @usableFromInline
 struct AwaitState {
     @usableFromInline
     enum Phase: UInt8 {
         case idle
-        /// Begun; the body has not suspended.
         case started
-        /// Completed before the body suspended (`result` holds it): the body takes it without
-        /// switching.
+        /// Completed before the body suspended: the body takes `result` without switching.
         case completedEarly
-        /// The body has suspended; the completion resumes it.
         case waiting
         /// Completed after the body suspended (`result` holds it): it is being resumed.
         case resumed
@@ -47,13 +40,11 @@ struct AwaitState {
     @usableFromInline private(set) var result = RJResult()
     /// What stops the work if the host is cancelled, in `started` and `waiting` only.
     @usableFromInline private(set) var stop: (@Sendable () -> Void)?
-    /// The stop answers the await itself (the await of another generator's step: its request's
-    /// answer, a value decided before the cancellation or `CancellationError`, is what
-    /// completes it), so the cancellation does not complete it.
+    /// The stop answers the await itself (an await of another generator's step: its request's
+    /// answer completes it), so the cancellation does not complete it.
     @usableFromInline private(set) var stopAnswers = false
-    /// Every await gives `CancellationError` at once from now on: the host was cancelled (an
-    /// `rj_async` task's `cancel()`, a cancelled reader of an async generator) or is being
-    /// closed on release.
+    /// Every await gives `CancellationError` at once from now on: the host was cancelled (a task's
+    /// `cancel()`, a cancelled reader of an async generator) or is being closed on release.
     @usableFromInline private(set) var cancelled = false
     /// What a dump reports the body waiting on.
     @usableFromInline private(set) var record = AwaitRecord()
@@ -63,9 +54,8 @@ struct AwaitState {
 
     @inlinable init() {}
 
-    /// The body begins an await of `kind` (it awaits one thing at a time, and took the last
-    /// await's result already): its generation, or 0 when the host is cancelled (the await
-    /// gives `CancellationError` at once). `spare` gets a token to reuse for its callback.
+    /// The body begins an await of `kind` (one at a time): its generation, or 0 when the host is
+    /// cancelled (the await gives `CancellationError` at once). `spare`: a token to reuse.
     @usableFromInline
     mutating func begin(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil, spare: inout CallbackToken?) -> UInt64 {
         if cancelled { return 0 }
@@ -134,15 +124,12 @@ struct AwaitState {
         case suspend
         /// The result came already: the body takes it (`takeResult`, the phase is `completedEarly`).
         case stored
-        /// The work completed it on the body's thread, inside its closure: the body takes that
-        /// result (nothing completed the await first).
+        /// The work completed it on the body's thread, inside its closure, before anything else did.
         case byBody
     }
 
-    /// The body, before it suspends in await `generation`: whether the result came already (the
-    /// body goes on without switching). `spare`: the await's callback token, if no work holds
-    /// it any more (kept for the next). `completedByBody`: the work gave a result on the body's
-    /// thread, inside its closure: it completes the await now, unless something did first.
+    /// The body, before it suspends in await `generation`: whether the result came already (no
+    /// switch). `spare` and `completedByBody` as for `_RJAwaitHost.suspend`.
     @usableFromInline
     mutating func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool) -> EarlyTake {
         if let spare, spare !== spareToken { spareToken = spare }
@@ -226,7 +213,6 @@ struct AwaitState {
     mutating func cancel() -> Cancellation {
         cancelled = true
         if stopAnswers, phase == .started || phase == .waiting {
-            // The stop's answer completes the await.
             return Cancellation(stop: stop.take())
         }
         switch phase {
@@ -244,8 +230,7 @@ struct AwaitState {
         }
     }
 
-    /// The body has ended: no await will use the spare token (returned, to be released outside
-    /// the lock).
+    /// The body has ended: the spare token, returned to be released outside the lock.
     @usableFromInline
     mutating func bodyEnded() -> CallbackToken? {
         spareToken.take()

@@ -1,35 +1,26 @@
 import CRJContext
 import RJLocks
 
-/// What the callback closure handed to the awaited work holds (it is that closure's whole
-/// context). Called twice: the second call is ignored (and reported in debug builds).
-/// Released uncalled: the await completes with `RJAsyncError.callbackDropped`, so the body
-/// goes on and its stack is freed.
-///
-/// Work that calls back inside its closure and keeps nothing (the common synchronous case)
-/// leaves the token with no other owner: the host keeps it for the next await (`reclaim`),
-/// so such an await allocates nothing. The token holds its host (what an `rj_await` of
-/// an async generator's body finds is the generator's storage, not the generator its users
-/// hold: work that keeps a callback does not keep the generator from being released).
+/// What the callback closure handed to the awaited work holds (its whole context). Called twice:
+/// the second call is ignored and reported. Released uncalled: the await completes with
+/// `RJAsyncError.callbackDropped`. A token no work holds is kept for the next await (`reclaim`):
+/// an await answered at once allocates nothing. It holds its host: for an async generator, the
+/// storage, never the generator its users hold.
 @usableFromInline
 final class CallbackToken: @unchecked Sendable {
     private let host: _RJAwaitHost
     /// Rewritten only by `reuse`, when nobody else holds the token.
     @exclusivity(unchecked) private var generation: UInt64
-    /// Where the `rj_await` is (`#fileID`, `#line` of its call), for the message of a callback
-    /// called twice; rewritten only by `reuse`.
+    /// Where the `rj_await` is, for the message of a callback called twice; rewritten only by `reuse`.
     @exclusivity(unchecked) private var site: AwaitSite
-    /// How many times the callback was called: the first call counts, the second is reported,
-    /// later ones are ignored quietly.
+    /// How many times the callback was called: the second is reported, later ones ignored.
     private let calls = RJAtomic<Int>(0)
-    /// The coroutine of the awaiting body (as a number): a call on it is the work calling back
-    /// inside its own closure, before the body suspends. Rewritten only by `reuse`.
+    /// The awaiting body's coroutine (as a number): a call on it is the work calling back inside
+    /// its own closure. Rewritten only by `reuse`.
     @exclusivity(unchecked) private var bodyCoroutine: UInt
     /// The result of such a call, for the body to take when the work's closure returns
-    /// (`takeBodyResult`) without the host's lock: written and read on the body's thread only.
-    /// Raw memory, made by the first such call and kept with the token (which the host keeps for
-    /// the next await): an `RJResult` stored and taken as a value goes through its value
-    /// witnesses (its `Any`), a move of raw memory does not.
+    /// (`takeBodyResult`) without the host's lock; body's thread only. Raw memory kept with the
+    /// token: an `RJResult` stored as a value goes through its value witnesses (its `Any`).
     @exclusivity(unchecked) private var bodySlot: UnsafeMutablePointer<RJResult>?
 
     init(_ host: _RJAwaitHost, _ generation: UInt64, site: AwaitSite) {
@@ -52,8 +43,7 @@ final class CallbackToken: @unchecked Sendable {
         }
         let result = RJResult(value: AnyValue.copy(value), error: error, done: false)
         if UInt(bitPattern: rj_coro_current()) == bodyCoroutine {
-            // The body itself, inside the work's closure: it takes the result when the closure
-            // returns, and gives it to its host's state with its next step (no lock here).
+            // The body itself, inside the work's closure: it takes the result when the closure returns.
             if bodySlot == nil { bodySlot = .allocate(capacity: 1) }
             bodySlot.unsafelyUnwrapped.initialize(to: result)
             calledOnBody = true
@@ -65,18 +55,16 @@ final class CallbackToken: @unchecked Sendable {
     /// Whether `bodyResult` holds the result of such a call (body's thread only).
     @exclusivity(unchecked) private(set) var calledOnBody = false
 
-    /// The result of a call the work made inside its closure, on the body's thread (`call`);
-    /// taken by the body once the closure has returned.
+    /// The result of a call the work made inside its closure (`call`), once the closure returned.
     func takeBodyResult() -> RJResult {
         calledOnBody = false
         return bodySlot.unsafelyUnwrapped.move()
     }
 
-    /// Called by the awaiting body once the work's closure has returned, with the body's only
-    /// reference. If the work kept no reference to the callback, the token is reclaimed here (a
-    /// callback dropped uncalled completes the await, as `deinit` would: that result is
-    /// returned, for the body to take) and can serve the next await (`spare`); otherwise it is
-    /// left to the work.
+    /// Called by the awaiting body, with the body's only reference, once the work's closure has
+    /// returned. If the work kept no reference to the callback, the token is reclaimed here for
+    /// the next await (`spare`), and a callback dropped uncalled is reported as `dropped`;
+    /// otherwise it is left to the work.
     static func reclaim(_ token: inout CallbackToken) -> (spare: Bool, dropped: Bool) {
         // Unique: every other reference is gone (a reference count is never seen lower than it
         // is), so nobody can call it again.
@@ -115,7 +103,6 @@ struct AwaitSite: Sendable {
         self.line = line
     }
 
-    /// The message of a callback called a second time.
     func reportCalledTwice() {
         rj_report("RJIterator: the callback of the rj_await at \(file):\(line) was called twice; the second call is ignored "
                   + "(call an rj_await's callback once)")

@@ -2,9 +2,6 @@ import CRJContext
 import Dispatch
 import RJLocks
 
-// The watch on the first main-queue task of a process: a Linux command-line program that never
-// runs the main queue would leave it waiting silently forever.
-
 /// Whether the first `rj_async` task on the main queue is being watched (once per process).
 private let mainQueueWatched = RJAtomic<Bool>(false)
 
@@ -15,9 +12,7 @@ private final class WatchedTask: @unchecked Sendable {
 }
 
 /// The first `rj_async` task on the main queue of a process: if its body has not started after
-/// two seconds, nothing runs the main queue (a Linux command-line program that neither calls
-/// `runMainLoop()` nor `dispatchMain()`), or something blocks it; the task would wait silently
-/// forever, so say it, once. Nothing is checked for later tasks: one check tells.
+/// 2 s, nothing runs the main queue (or something blocks it): say it, once, for that task only.
 func watchMainQueue(_ task: RJAsyncTask, file: StaticString, line: UInt) {
     // A load first: after the first task, every later one reads the flag without writing it.
     guard !mainQueueWatched.load(ordering: .relaxed), !mainQueueWatched.exchange(true, ordering: .relaxed) else { return }

@@ -2,12 +2,10 @@ import CRJContext
 import Foundation
 import RJLocks
 
-/// The callback of an asynchronous task: call it once, from any thread, with a value or an
-/// error.
+/// The callback of an asynchronous task: call it once, from any thread, with a value or an error.
 public typealias RJAsyncCallback = @Sendable (Any?, (any Error)?) -> Void
 
-/// An asynchronous task in the seed's sense: a closure that starts some work and calls the
-/// callback it is given when the work is done.
+/// An asynchronous task in the seed's sense: a closure that starts work and calls its callback.
 ///
 /// ```swift
 /// func login(_ user: String) -> RJAsyncClosure {
@@ -16,41 +14,22 @@ public typealias RJAsyncCallback = @Sendable (Any?, (any Error)?) -> Void
 /// ```
 public typealias RJAsyncClosure = @Sendable (@escaping RJAsyncCallback) -> Void
 
-/// Runs `body` as straight-line code over asynchronous work: inside it, `rj_await(_:)`
-/// waits for a callback, a promise or a value without blocking `queue`.
-///
-/// The body runs as a coroutine on `queue` (the main queue by default, as in the seed, so UI
-/// code can run in it). `rj_async` only schedules its start and returns at once, so `.finally`
-/// can be attached afterwards. Every resume after an `rj_await` happens on `queue` again,
-/// whichever thread the callback fired on.
+/// Runs `body` as a coroutine on `queue` (the main queue by default, as in the seed): inside
+/// it, `rj_await(_:)` waits for a callback, a promise or a value without blocking `queue`.
+/// Returns at once, so `.finally` can be attached afterwards.
 ///
 /// ```swift
 /// rj_async {
 ///     let login = rj_await(self.login(account: "112233", pwd: "445566"))
 ///     if login.error != nil { return }
-///     let info = rj_await(self.query(uid: "80022", token: "67625235555"))
-///     print(info.value ?? "no info")
+///     print(rj_await(self.query(uid: "80022", token: "6762")).value ?? "no info")
 /// }
-/// .finally {
-///     ProgressHud.dismiss()
-/// }
+/// .finally { ProgressHud.dismiss() }
 /// ```
 ///
-/// On Linux the main queue only runs under `dispatchMain()` or a running main `RunLoop`; a
-/// command-line program passes another queue or runs the main loop with
-/// ``RJAsyncTask/runMainLoop(timeout:)``.
-///
-/// The body may throw: what it throws ends it, goes to the task's ``RJAsyncTask/catch(_:)``
-/// handlers and ``RJAsyncTask/error``, and is thrown by ``RJAsyncTask/wait()``; `finally`
-/// still runs, once.
-///
-/// ```swift
-/// rj_async(on: queue) {
-///     let user: User = try rj_awaitValue(fetchUser())
-///     show(user)
-/// }
-/// .catch { error in showAlert(error) }
-/// ```
+/// What the body throws goes to ``RJAsyncTask/catch(_:)``, ``RJAsyncTask/error`` and
+/// ``RJAsyncTask/wait()``; `finally` still runs, once. On Linux nothing runs the main queue
+/// unless the program does: ``RJAsyncTask/runMainLoop(timeout:)``.
 ///
 /// Without `on:`, the main-actor form below is chosen: same queue, and the body may use
 /// main-actor state. With `on:` the body is `@Sendable` and runs on that queue.
@@ -63,22 +42,15 @@ public func rj_async(on queue: DispatchQueue = .main, file: StaticString = #file
     return task
 }
 
-/// Runs `body` on the main queue, isolated to the main actor, as straight-line code over
-/// asynchronous work: the seed's view-controller flow, in Swift 6.
-///
-/// Isolation holds across every `rj_await`: the body only ever runs on the main thread (it
-/// starts there and every resume is scheduled on the main queue), so main-actor state is used
-/// directly, without `await`. `finally` handlers on the returned task are main-actor too.
+/// Runs `body` on the main queue, isolated to the main actor (the seed's view-controller flow,
+/// in Swift 6): the body only ever runs on the main thread, so main-actor state is used
+/// directly across every `rj_await`. `finally` handlers on the returned task are main-actor too.
 ///
 /// ```swift
 /// @MainActor final class LoginController {
 ///     var status = ""
 ///     func loginTapped() {
-///         rj_async {
-///             let result = rj_await(login(account: "112233", pwd: "445566"))
-///             self.status = result.error == nil ? "welcome" : "login failed"
-///         }
-///         .finally { self.status += "." }
+///         rj_async { self.status = rj_await(login()).error == nil ? "welcome" : "login failed" }
 ///     }
 /// }
 /// ```
@@ -96,18 +68,11 @@ public func rj_async(file: StaticString = #fileID, line: UInt = #line,
 }
 
 /// A running `rj_async` body: attach ``finally(_:)`` and ``catch(_:)`` handlers, ``cancel()``
-/// it, or wait for it.
-///
-/// Lifetime: while the body waits in an `rj_await`, its suspended frame keeps the task alive,
-/// and the work's callback is what resumes it (released uncalled, it resumes the body with
-/// ``RJAsyncError/callbackDropped``); when the body ends, the task lets its stack go and runs
-/// its `finally` handlers.
-/// Thread-safe: every member may be called from any thread.
+/// it, or wait for it; every member may be called from any thread. Lifetime: docs/async.md
+/// ("Lifetime of a suspended body").
 public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
-    /// Everything that changes, under one lock.
     private let state: RJMutex<RJAsyncTaskState>
 
-    /// The body and `finally` handlers run on `queue` (``_RJAwaitHost/queue``).
     init(queue: DispatchQueue, file: StaticString, line: UInt, body: @escaping @Sendable () throws -> Void) {
         let core = Generator<UInt64, RJResult, Void>(checkedStackSize: 0, kind: .rjAsync, file: file, line: line) { _ in
             try body()
@@ -125,8 +90,7 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     /// from an await, whose result is in the await state.
     private func step(afterAwait: Bool) {
         var afterAwait = afterAwait
-        // An await that completed while the body was suspending resumes it here, on the
-        // body's queue already: no hop through the queue.
+        // An await completed while the body was suspending: resumed here, on its queue already.
         while true {
             // Cancelled before it ever ran: the body never starts.
             let (found, input) = state.withLock { state in
@@ -137,14 +101,12 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
             do {
                 step = try core.next(input)
             } catch {
-                // The body threw: that ends it, and the error is the task's.
                 _ = consume core
                 return finish(throwing: error)
             }
             switch step {
             case .returned:
-                // Not kept across `finish`, which lets the generator and its stack go before
-                // the `finally` handlers run.
+                // Not kept across `finish`, which lets the generator and its stack go before `finally` runs.
                 _ = consume core
                 return finish()
             case .yielded(let generation):
@@ -169,10 +131,9 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
         }
     }
 
-    /// Runs `handler` on the task's queue once the body has ended (early returns included, or
-    /// by throwing) or was cancelled before it started; exactly once. Attached after the end, it still runs (asynchronously).
-    /// When it runs, the body is gone: its stack is back in the pool and what its closure
-    /// captured has been released.
+    /// Runs `handler` on the task's queue, exactly once, once the body has ended (or was
+    /// cancelled before it started); attached after the end, it still runs. By then the body's
+    /// stack and captures are released.
     ///
     /// ```swift
     /// rj_async { ... }.finally { spinner.stop() }
@@ -188,40 +149,35 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
         return self
     }
 
-    /// Runs `handler` on the task's queue with what the body threw, once the body has ended by
-    /// throwing; never if it returned. Handlers run with the `finally` handlers, in the order
-    /// they were attached; attached after the end, it still runs (asynchronously).
+    /// Runs `handler` on the task's queue with what the body threw, once it has ended by throwing
+    /// (never if it returned), with the `finally` handlers in attachment order, even if attached late.
     ///
     /// ```swift
     /// rj_async(on: queue) { try save() }.catch { error in print("not saved: \(error)") }
     /// ```
     @discardableResult @_disfavoredOverload
     public final func `catch`(_ handler: @escaping @Sendable (any Error) -> Void) -> RJAsyncTask {
-        // Strong: a handler attached after the end is queued, and may run after the caller let
-        // the task go. A handler stored before the end is dropped by `finish`, which breaks
-        // the cycle.
+        // Strong: a handler attached after the end is queued, and may run after the caller let the
+        // task go. A handler stored before the end is dropped by `finish`, which breaks the cycle.
         finally { [self] in
             // Read once the body has ended: `thrown` no longer changes.
             if let error = self.error { handler(error) }
         }
     }
 
-    /// What the body threw, once it has ended by throwing; `nil` while it runs and if it
-    /// returned.
+    /// What the body threw, once it has ended by throwing; `nil` while it runs and if it returned.
     ///
     /// ```swift
     /// if let error = task.error { print(error) }
     /// ```
     public final var error: (any Error)? { state.withLock { $0.thrown } }
 
-    /// Cancels the task: the pending `rj_await`, and every later one, returns
-    /// `CancellationError` at once, and the work behind the pending await is told where
-    /// it can be (an awaited promise is cancelled). The body goes on until it returns; a body
-    /// that has not started never starts. `finally` handlers still run.
+    /// Cancels the task: the pending `rj_await`, and every later one, returns `CancellationError`
+    /// at once, and the pending await's work is stopped where it can be (an awaited promise is
+    /// cancelled). A body that has not started never starts. `finally` handlers still run.
     ///
     /// ```swift
-    /// let task = rj_async { ... }
-    /// task.cancel()
+    /// let task = rj_async { ... }; task.cancel()
     /// ```
     public final func cancel() {
         let cancellation = state.withLock { $0.awaits.cancel() }
@@ -229,15 +185,12 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
         if cancellation.resume { resumeAfterAwait() }
     }
 
-    /// Whether the body has ended (or was cancelled before it started) and the `finally`
-    /// handlers have been started.
+    /// Whether the body has ended (or was cancelled before it started); `finally` handlers started.
     public final var isFinished: Bool { state.withLock { $0.finished } }
 
-    /// Whether the body has not started yet (and the task was not cancelled before it did).
     final var isWaitingToStart: Bool { state.withLock { !$0.finished && $0.core?.state == .created } }
 
-    /// Waits, from Swift concurrency, until the body has ended and its `finally` handlers
-    /// were started; throws what the body threw.
+    /// Waits, from Swift concurrency, until the body has ended; throws what the body threw.
     ///
     /// ```swift
     /// try await rj_async(on: .global()) { ... }.wait()
@@ -298,7 +251,6 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
 /// An `rj_async` task's state: its awaits, its body until it ends, and what waits for the end.
 private struct RJAsyncTaskState {
     var awaits = AwaitState()
-    /// The body's generator, until the body has ended.
     var core: Generator<UInt64, RJResult, Void>?
     var handlers: [@Sendable () -> Void] = []
     var waiters: [CheckedContinuation<Void, any Error>] = []
@@ -309,15 +261,13 @@ private struct RJAsyncTaskState {
         self.core = core
     }
 
-    /// The generator to run the body on; nil when the task was cancelled before the body
-    /// started (it never starts).
+    /// The generator to run the body on; nil when the task was cancelled before it started.
     func coreToRun() -> Generator<UInt64, RJResult, Void>? {
         if awaits.cancelled, core?.state == .created { return nil }
         return core
     }
 
-    /// The body has ended (or will never start): what to run and resume, and what to release
-    /// outside the lock.
+    /// The body has ended (or will never start): what to run, resume and release outside the lock.
     mutating func finish(throwing error: (any Error)?)
         -> ([@Sendable () -> Void], [CheckedContinuation<Void, any Error>], Generator<UInt64, RJResult, Void>?, CallbackToken?)
     {
@@ -332,16 +282,12 @@ private struct RJAsyncTaskState {
 }
 
 extension RJAsyncTask {
-    /// Runs the main run loop, which drains the main queue, until the task has finished or
-    /// `timeout` seconds have passed; returns whether it finished. For command-line programs
-    /// and tests on Linux, where the main queue (the default queue of `rj_async`) only runs
-    /// under `dispatchMain()` or a running main `RunLoop`. Call it on the main thread, from
-    /// synchronous code. Async code (a `main.swift` with a top-level `await` included) runs
-    /// the main queue already: there, `try await task.wait()`.
+    /// Runs the main run loop until the task has finished or `timeout` seconds have passed;
+    /// returns whether it finished. For synchronous code on the main thread (a Linux command-line
+    /// program or test); async code runs the main queue already: `try await task.wait()`.
     ///
     /// ```swift
-    /// let task = rj_async { ... }
-    /// task.runMainLoop()
+    /// rj_async { ... }.runMainLoop()
     /// ```
     @available(*, noasync, message: "async code runs the main queue already: use try await task.wait()")
     @discardableResult
@@ -366,8 +312,7 @@ extension RJAsyncTask {
 /// rj_async { self.spinner.start() }.finally { self.spinner.stop() }
 /// ```
 public final class RJMainActorTask: RJAsyncTask, @unchecked Sendable {
-    /// Runs `handler` on the main queue, isolated to the main actor, once the body has ended;
-    /// exactly once, as ``RJAsyncTask/finally(_:)``.
+    /// Runs `handler` on the main queue, isolated to the main actor, as ``RJAsyncTask/finally(_:)``.
     ///
     /// ```swift
     /// rj_async { ... }.finally { self.hud.dismiss() }
@@ -380,8 +325,7 @@ public final class RJMainActorTask: RJAsyncTask, @unchecked Sendable {
         return self
     }
 
-    /// Runs `handler` on the main queue, isolated to the main actor, with what the body threw;
-    /// as ``RJAsyncTask/catch(_:)``.
+    /// Runs `handler` on the main queue, isolated to the main actor, as ``RJAsyncTask/catch(_:)``.
     ///
     /// ```swift
     /// rj_async { try self.save() }.catch { error in self.showAlert(error) }

@@ -5,12 +5,10 @@
 /// if r.error as? RJAsyncError == .timedOut { print("too slow") }
 /// ```
 public enum RJAsyncError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `rj_await` was called outside the body of an `rj_async` (or inside a generator running
-    /// in one: the await belongs to the body itself).
+    /// `rj_await` was called outside an `rj_async` or async generator body (a `Generator`'s is outside).
     case notInAsync
-    /// No longer given: a cancelled task's awaits give `CancellationError`, Swift's own, as an
-    /// async generator's do (one cancellation error for every await host). Kept so that code
-    /// naming it compiles; test `error is CancellationError` instead.
+    /// No longer given: cancelled awaits give `CancellationError`, Swift's own, in every await host
+    /// (docs/swift-core.md, "One vocabulary"). Kept so that code naming it compiles.
     @available(*, deprecated, message: "a cancelled rj_async task's awaits give CancellationError; test `error is CancellationError`")
     case cancelled
     /// The awaited work released its callback without ever calling it.

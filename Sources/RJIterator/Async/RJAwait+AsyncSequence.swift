@@ -1,13 +1,9 @@
-// Reading an `AsyncSequence` inside a body that cannot `await` (an `rj_async` body, an async
-// generator's body): each element is an `rj_await` of the iterator's `next()`, run in a Swift
-// task that starts on the body's own thread (`Task.immediateDetached`): an element the sequence
-// has ready already (a buffered `AsyncStream`) comes back before the task would suspend, with
-// no thread hop and no suspension of the body.
+// Each element is an `rj_await` of the iterator's `next()`, in a Swift task that starts on the
+// body's own thread (`Task.immediateDetached`): an element ready already comes back without a hop.
 
 /// Waits, inside an `rj_async` body or an async generator's body, for the next element of an
-/// `AsyncSequence`'s iterator, without blocking the body's queue: the element, or `nil` at the
-/// end; the sequence's error is thrown. The loop over any `AsyncSequence` in a body that cannot
-/// write `for try await`:
+/// `AsyncSequence`'s iterator: the element, or `nil` at the end; the sequence's error is thrown.
+/// The loop over any `AsyncSequence` in a body that cannot write `for try await`:
 ///
 /// ```swift
 /// rj_async(on: queue) {
@@ -17,8 +13,7 @@
 /// ```
 ///
 /// Cancelling the body's task (or a reader of its async generator) cancels the pending `next()`
-/// (an `AsyncStream` then ends) and throws `CancellationError`. Outside a body it throws
-/// ``RJAsyncError/notInAsync``.
+/// and throws `CancellationError`. Outside a body it throws ``RJAsyncError/notInAsync``.
 @available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_awaitValue<Iterator: AsyncIteratorProtocol & SendableMetatype>(nextOf iterator: inout Iterator) throws
     -> Iterator.Element?

@@ -15,13 +15,10 @@ extension RJResult {
     }
 }
 
-/// Waits for `promise` inside an `rj_async` body and returns its value, or throws its error
-/// (or an ``RJAsyncError``).
+/// Waits for `promise` inside an `rj_async` body and returns its value, or throws its error.
 ///
 /// ```swift
-/// rj_async {
-///     do { let user = try rj_awaitValue(fetchUser()) ; show(user) } catch { print(error) }
-/// }
+/// rj_async { do { show(try rj_awaitValue(fetchUser())) } catch { print(error) } }
 /// ```
 @available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_awaitValue<T>(_ promise: Promise<T>) throws -> T {
@@ -48,9 +45,8 @@ public func rj_awaitValue<T>(_ task: (@escaping @Sendable (Result<T, any Error>)
     return try result.typedValue(as: T.self)
 }
 
-/// Waits for a callback API of the `(T?, Error?) -> Void` shape (the seed's and most
-/// Objective-C APIs') and returns the value or throws the error. A callback with neither
-/// throws ``RJAsyncError/unexpectedValue(_:)``.
+/// Waits for a callback API of the `(T?, Error?) -> Void` shape (the seed's, most Objective-C
+/// APIs') and returns the value or throws; neither: ``RJAsyncError/unexpectedValue(_:)``.
 ///
 /// ```swift
 /// let user: User = try rj_awaitValue { done in api.fetchUser(id: 7, completion: done) }
@@ -76,9 +72,8 @@ public func rj_awaitValue<T>(_ task: (@escaping @Sendable (T) -> Void) -> Void,
     return try result.typedValue(as: T.self)
 }
 
-/// Runs a Swift `async` function and waits for it inside an `rj_async` body, without blocking
-/// the body's queue; returns its value or throws its error. Cancelling the task cancels the
-/// Swift task.
+/// Runs a Swift `async` function as a `Task` and waits for it inside an `rj_async` body; returns
+/// its value or throws its error. Cancelling the task cancels the Swift task.
 ///
 /// ```swift
 /// let text = try rj_awaitValue { try await String(contentsOf: url) }

@@ -5,40 +5,33 @@ import RJPromises
 /// Waits, inside an ``rj_async(on:file:line:_:)`` body, for an asynchronous task to call its callback,
 /// without blocking the body's queue; returns the callback's value and error.
 ///
-/// - Outside an `rj_async` body it returns at once with ``RJAsyncError/notInAsync``.
-/// - The body resumes on its own queue, also when the callback fires synchronously inside
-///   `task` or on another thread.
-/// - A callback called twice: the second call is ignored and reported on stderr, naming this
-///   await's file and line (`file`, `line`: leave them out). A callback released without being
-///   called: the result's error is ``RJAsyncError/callbackDropped``.
-/// - In a cancelled task it returns `CancellationError` at once.
-/// - `task` is called once, at once, before `rj_await` returns, and not kept: it need not be
-///   `@Sendable` (it may capture a loop's `var`); the callback it is given is, since the work
-///   may call it from any thread.
+/// - Outside an `rj_async` body: ``RJAsyncError/notInAsync`` at once; in a cancelled task,
+///   `CancellationError` at once. The body resumes on its own queue, whichever thread called.
+/// - A callback called twice: the second call is ignored and reported on stderr with this
+///   await's `file` and `line` (leave them out); released uncalled: ``RJAsyncError/callbackDropped``.
+/// - `task` is called once, before `rj_await` returns, and not kept: it need not be
+///   `@Sendable`; the callback it is given is (the work may call it from any thread).
 ///
 /// ```swift
 /// rj_async {
 ///     let r = rj_await(self.login(account: "112233", pwd: "445566"))
-///     if let error = r.error { print("login failed: \(error)"); return }
-///     let json = r.value as! [String: String]
+///     if let error = r.error { print("login failed: \(error)") }
 /// }
 /// ```
 @available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_await(_ task: (@escaping RJAsyncCallback) -> Void, file: StaticString = #fileID, line: UInt = #line) -> RJResult {
     // Unretained: the running body's host is alive (its driver holds it while the body runs,
-    // and `suspend` holds it while the body waits). Every retain here is an atomic operation
-    // on the path of an await that completes at once.
+    // `suspend` while it waits); a retain is an atomic operation on an await's fastest path.
     guard let current = _RJAwaitHost.currentUnretained else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
     return current._withUnsafeGuaranteedRef { current in
         awaitCallback(task, in: current, as: .callback, site: AwaitSite(file: file, line: line))
     }
 }
 
-/// An await of a callback in the body of `host`, reported to dumps as `kind`: begins the
-/// await, hands `task` a callback whose only reference to the host is its token (so the token,
-/// and the "dropped" completion, die with the callback), and suspends until the callback (or a
-/// timeout, or cancellation) completes it. A token the work did not keep serves the next await.
-/// `started`: called with the await's generation before the work starts (a timeout's timer).
+/// An await of a callback in the body of `host`, reported to dumps as `kind`: hands `task` a
+/// callback whose only reference to the host is its token (so the "dropped" completion dies
+/// with the callback) and suspends until it completes. `started`: called with the await's
+/// generation before the work starts (a timeout's timer).
 private func awaitCallback(_ task: (@escaping RJAsyncCallback) -> Void, in host: _RJAwaitHost, as kind: AwaitKind,
                            count: Int = 0, timeout: Double? = nil, site: AwaitSite,
                            started: (UInt64) -> Void = { _ in }) -> RJResult {
@@ -67,15 +60,13 @@ private enum Settled {
     case waits
     /// Called inside the closure, on the body's thread: the token holds the result.
     case calledBack(CallbackToken)
-    /// Released uncalled.
     case dropped
 }
 
-/// Hands `task` the callback of await `generation`, whose context is a token (`spare`, reused,
-/// or a new one); returns the token if the work kept no reference to it (it can serve the next
-/// await), and the result if the work completed the await inside its closure (called the
-/// callback, or dropped it uncalled). Its own frame: the body must not hold the token while it
-/// waits, or a callback the work releases uncalled would never complete the await.
+/// Hands `task` the callback of await `generation`, whose context is a token (`spare`, or a new
+/// one); returns the token if the work kept no reference to it (for the next await), and how the
+/// work left the callback. Its own frame: the body must not hold the token while it waits, or a
+/// callback the work releases uncalled would never complete the await.
 private func start(_ task: (@escaping RJAsyncCallback) -> Void, in host: _RJAwaitHost, _ generation: UInt64,
                    reusing spare: consuming CallbackToken?, site: AwaitSite) -> (CallbackToken?, Settled) {
     var token: CallbackToken
@@ -104,10 +95,7 @@ private func hand(_ token: CallbackToken, to task: (@escaping RJAsyncCallback) -
 /// its error. Cancelling the task cancels the promise.
 ///
 /// ```swift
-/// rj_async {
-///     let r = rj_await(fetchImage(url))        // Promise<Image>
-///     if let image = r.value as? Image { show(image) }
-/// }
+/// rj_async { if let image = rj_await(fetchImage(url)).value as? Image { show(image) } }
 /// ```
 @available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 @inlinable
@@ -154,19 +142,9 @@ func awaitPending<T>(_ promise: Promise<T>) -> RJResult {
 }
 
 /// A plain value comes straight back as the result's value, without suspending, as in the
-/// seed (where anything that is not a task is returned as it is). Outside a body, and once the
-/// task is cancelled, it answers as every form does: ``RJAsyncError/notInAsync``, or
-/// `CancellationError`. Labelled: an unlabelled
-/// catch-all would also take a `Task` or a closure of a shape no other `rj_await` accepts, and
-/// hand it back without waiting for it; with the label, awaiting something that cannot be
-/// awaited does not compile.
-///
-/// A trailing closure can still reach it (Swift matches a trailing closure to a labelled
-/// parameter): `rj_await { done in api(completion: done) }` where `api`'s callback takes
-/// something other than `(Any?, Error?)`, say `(Int) -> Void`. Such a closure would be handed
-/// back uncalled, so a closure given here stops the program with a message that names
-/// `rj_awaitValue`, which takes typed callbacks. (This overload is disfavoured, so a callback
-/// of optional values, `(String?, Error?) -> Void`, goes to ``rj_await(_:file:line:)``.)
+/// seed; outside a body or once cancelled it answers as every form does. Why it is labelled,
+/// and why a closure given here stops the program: docs/async.md ("`rj_await`"). Disfavoured,
+/// so a callback of optional values goes to ``rj_await(_:file:line:)``.
 ///
 /// ```swift
 /// rj_await(value: 42).value   // 42
@@ -233,10 +211,9 @@ public func rj_await(all tasks: [RJAsyncClosure], file: StaticString = #fileID, 
     return results.all
 }
 
-/// Waits for the first of `tasks` to call back; returns its index and result (the others go
-/// on; their results are ignored). When none can win — no tasks (``RJAsyncError/noTasks``),
-/// every callback dropped, the task cancelled — the index is `nil` and the result carries the
-/// error.
+/// Waits for the first of `tasks` to call back; returns its index and result (the others go on,
+/// ignored). When none can win (no tasks: ``RJAsyncError/noTasks``; every callback dropped; the
+/// task cancelled) the index is `nil` and the result carries the error.
 ///
 /// ```swift
 /// let (index, result) = rj_await(firstOf: [fromCache(), fromNetwork()])

@@ -1,32 +1,27 @@
 import RJLocks
 
 // Consuming an async generator from an `rj_async` body or another async generator's body: each
-// step is an `rj_await`, with no Swift task in between. Inlinable, so that a relay (a body
-// that pulls from one generator and yields to the next) runs code specialised for its types:
-// the per-value path looks no type metadata up.
+// step is an `rj_await`, with no Swift task between. Inlinable, so that a relay (a body pulling
+// from one generator, yielding to the next) runs specialised code: no type metadata looked up.
 
 extension AsyncGeneratorStorage {
-    /// Performs `operation` as an await of the body running on this thread: served right
-    /// here when nothing else is in progress (the generator's body runs on its own stack, as a
-    /// generator a body runs does), otherwise queued; the awaiting body suspends until the
-    /// answer, which resumes it as any await's completion does.
+    /// Performs `operation` as an await of the body running on this thread: served right here when
+    /// nothing else is in progress, else queued, the body suspended until the answer resumes it.
     @inlinable
     func awaitStep(_ operation: Operation) throws -> Step {
         guard let current = _RJAwaitHost.currentUnretained else { throw RJAsyncError.notInAsync }
         return try current._withUnsafeGuaranteedRef { current in try awaitStep(operation, in: current) }
     }
 
-    /// `awaitStep(_:)` once the awaiting body is known. Specialised in the caller's module but
-    /// kept out of the caller's body: inlined into a relay's loop, it ran fewer instructions but
-    /// slower (docs/performance.md, "Instructions per operation", has the measurement).
+    /// `awaitStep(_:)` once the awaiting body is known. Kept out of the caller's body: inlined into
+    /// a relay's loop it ran fewer instructions but slower (docs/performance.md, "Instructions per operation").
     @inlinable @inline(never)
     func awaitStep(_ operation: Operation, in current: _RJAwaitHost) throws -> Step {
         if current === self {
             // Its own request would wait behind the one it is serving, forever.
             throw GeneratorError.alreadyRunning
         }
-        // A cancelled reader asks: as a Swift task cancelled already does, it ends the
-        // generator at its place, and gets CancellationError.
+        // A cancelled reader: as a cancelled Swift task does, it ends the generator at its place.
         if current.isCancelled {
             cancellationArrives()
             throw CancellationError()
@@ -38,8 +33,7 @@ extension AsyncGeneratorStorage {
         }
     }
 
-    /// `operation` could not be served at once: it waits its turn as a request, and the body
-    /// of `current` waits for its answer.
+    /// `operation` could not be served at once: it waits its turn as a request, `current` for its answer.
     @inlinable
     func awaitQueued(_ operation: Operation, in current: _RJAwaitHost) throws -> Step {
         let request = AsyncRequest(operation, isNext: operation.isNext)
@@ -59,9 +53,8 @@ extension AsyncGeneratorStorage {
             if let kept = keptAnswer(of: request) { return try kept.get() }
             throw CancellationError()
         }
-        // A cancellation of `current` cancels the request; the request's answer (the value
-        // decided before the cancellation, or CancellationError) completes the await, as a
-        // Swift task's continuation gets it.
+        // The request's answer (a value decided before the cancellation, or
+        // CancellationError) completes the await, as a Swift task's continuation gets it.
         current.setStop({ self.cancel(request) }, for: generation, answersAwait: true)
         let answeredMeanwhile = state.withLock { _ -> Bool in
             if request.answer != nil { return true }
@@ -84,17 +77,13 @@ extension AsyncGenerator {
 }
 
 /// Waits, inside an `rj_async` body or an async generator's body, for the next step of
-/// `generator`, without blocking the body's queue: the result's value is the yielded value
-/// (`done` false) or, once the generator has returned, its return value (`done` true); its
-/// error is what the generator threw. The seed's iterator result, for an async generator.
+/// `generator`: the result's value is the yielded value (`done` false) or the return value
+/// (`done` true); its error is what the generator threw. The seed's iterator result.
 ///
 /// ```swift
 /// rj_async(on: queue) {
-///     while true {
-///         let r = rj_await(nextOf: items)
-///         if r.error != nil || r.done { break }
-///         print(r.value!)
-///     }
+///     var r = rj_await(nextOf: items)
+///     while r.error == nil && !r.done { print(r.value!); r = rj_await(nextOf: items) }
 /// }
 /// ```
 @available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
@@ -103,8 +92,7 @@ public func rj_await<Element, Return>(nextOf generator: AsyncGenerator<Element, 
     rj_await(nextOf: generator, sending: ())
 }
 
-/// ``rj_await(nextOf:)`` for a generator that takes inputs: `input` is what its pending
-/// `yield` returns.
+/// ``rj_await(nextOf:)`` for a generator that takes inputs: `input` is what its `yield` returns.
 ///
 /// ```swift
 /// let r = rj_await(nextOf: averager, sending: 10.0)
@@ -122,8 +110,7 @@ public func rj_await<Element, Input, Return>(nextOf generator: AsyncGenerator<El
     }
 }
 
-/// The typed form of ``rj_await(nextOf:)``: the next step of `generator`, or its error (or an
-/// ``RJAsyncError``) thrown.
+/// The typed form of ``rj_await(nextOf:)``: the next step, or its error (or an ``RJAsyncError``) thrown.
 ///
 /// ```swift
 /// while case .yielded(let item) = try rj_awaitValue(nextOf: items) { print(item) }

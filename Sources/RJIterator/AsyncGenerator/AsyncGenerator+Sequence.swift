@@ -1,8 +1,6 @@
 /// `for try await x in generator`: an async generator whose `Input` is `Void` is an
-/// `AsyncSequence` of its elements. Iteration ends when the body returns, or when another
-/// reader's cancellation ended the generator; an error of the body is thrown to the loop;
-/// cancelling the loop's task stops the body (its cleanups run) and the loop throws
-/// `CancellationError`.
+/// `AsyncSequence`. The loop ends when the body returns or another reader's cancellation ended
+/// the generator; the body's error is thrown; cancelling the loop's task stops the body.
 ///
 /// ```swift
 /// let squares = AsyncGenerator<Int, Void, Void> { y in for i in 1...3 { try y.yield(i * i) } }
@@ -15,9 +13,8 @@ extension AsyncGenerator: AsyncSequence where Input == Void {
     }
 }
 
-/// The iterator of an ``AsyncGenerator`` with `Input == Void`; iterating it advances the
-/// generator. After the end, or after an error, it gives `nil`; a generator another reader's
-/// cancellation ended (``GeneratorError/closed``) is an end.
+/// The iterator of an ``AsyncGenerator`` with `Input == Void`. After the end or an error it
+/// gives `nil`; another reader's cancellation (``GeneratorError/closed``) is an end.
 ///
 /// ```swift
 /// var it = squares.makeAsyncIterator()
@@ -25,15 +22,12 @@ extension AsyncGenerator: AsyncSequence where Input == Void {
 /// ```
 public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: AsyncIteratorProtocol {
     @usableFromInline let generator: AsyncGenerator<Element, Void, Return>
-    /// The generator's storage, read once: a request reaches it without a load of the generator
-    /// (and without the retain around that load that isolated loops paid per element).
+    /// The generator's storage, read once: a request reaches it without a load (and retain) of it.
     @usableFromInline let storage: AsyncGeneratorStorage<Element, Void, Return>
     @usableFromInline var finished = false
     /// Elements left before the loop checks its task's cancellation again (0: at this one). A
-    /// check reads the task's status with a 16-byte atomic exchange in the Swift runtime, about
-    /// a quarter of an element's time when the body does not await: a loop checks at its first
-    /// element and every 32nd after. A body that awaits sees a cancellation at once, whatever
-    /// this says (the waiting request's cancellation handler).
+    /// check costs about a quarter of an element (a 16-byte atomic exchange in the runtime), so a
+    /// loop checks at its first element and every 32nd; a body that awaits sees one at once.
     @usableFromInline var untilCancellationCheck: UInt8 = 0
 
     @usableFromInline init(generator: AsyncGenerator<Element, Void, Return>) {
@@ -46,14 +40,9 @@ public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: Async
         try await next(isolation: nil)
     }
 
-    /// The next element, on the caller's executor: `for try await` calls this one, with the
-    /// loop's isolation as `actor`.
-    ///
-    /// `nonisolated(nonsending)`, where the protocol's requirement spells the parameter
-    /// `isolated`: both run on the caller's executor, but a function with an `isolated`
-    /// parameter starts with a switch to that actor's executor, a call into the concurrency
-    /// runtime (the executor looked up, compared, no switch) on every element even when the
-    /// caller is already there (docs/performance.md has what it cost).
+    /// The next element, on the caller's executor (`for try await` calls this one).
+    /// `nonisolated(nonsending)`, not the requirement's `isolated` parameter, which costs a call
+    /// into the concurrency runtime on every element even on the right executor (docs/performance.md).
     ///
     /// ```swift
     /// var it = squares.makeAsyncIterator()

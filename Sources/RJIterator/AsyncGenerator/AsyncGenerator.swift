@@ -4,51 +4,39 @@ import Foundation
 import RJLocks
 
 /// A stackful generator whose body may also wait for asynchronous work: it `yield`s values
-/// (from any depth of calls) and, between them, `rj_await`s callbacks, promises and Swift
-/// `async` functions exactly as an ``rj_async(on:file:line:_:)`` body does. It is consumed from Swift
-/// concurrency (`try await gen.next()`, `for try await x in gen`) and from `rj_async` bodies
-/// and other async generators' bodies (``rj_await(nextOf:)``), with no Swift task in between.
+/// (from any call depth) and, between them, `rj_await`s as an ``rj_async(on:file:line:_:)`` body
+/// does. Consumed from Swift concurrency (`try await gen.next()`, `for try await`) and from
+/// `rj_async` and async generators' bodies (``rj_await(nextOf:)``), with no Swift task between.
 ///
 /// ```swift
-/// // A paginated fetch: each page is awaited, its items yielded one by one.
 /// let items = AsyncGenerator<String, Void, Void> { y in
-///     var page = 0
-///     while let batch = try rj_awaitValue(fetchPage(page)) {   // a callback API, a promise...
+///     for page in 0... {   // each page awaited, its items yielded one by one
+///         guard let batch = try rj_awaitValue(fetchPage(page)) else { return }
 ///         for item in batch { try y.yield(item) }
-///         page += 1
 ///     }
 /// }
 /// for try await item in items { print(item) }
 /// ```
 ///
-/// Semantics as ES2018's async generators and Python's (PEP 525); docs/async-generators.md has
-/// them side by side, and says what happens with several readers, buffering and threads:
-/// - Calls are **requests**, served one at a time and in order, from any task.
-/// - **No buffering** unless asked (``init(bufferingUpTo:on:stackMode:file:line:_:)``): the body
-///   runs only while a request is served.
-/// - `return(v)` and `throw(e)` act at the body's `yield`, as for ``Generator``.
-/// - **Cancellation**: a cancelled reader's `next` throws `CancellationError`, and the body's
-///   awaits and yields throw it from then on, so its cleanups run; other readers see the end.
-/// - **Release**: dropping the last reference closes a suspended body (its `defer`s run).
-///
-/// Threads: the body runs on the thread that made the request until it yields or awaits, then
-/// on the thread that completed the await (or the queue given). Nothing blocks a thread. The
-/// type is `Sendable`; so must the body be.
+/// Semantics as ES2018's async generators and Python's (PEP 525), side by side in
+/// docs/async-generators.md: requests are served one at a time, in order; the body runs only
+/// while one is served unless buffered (``init(bufferingUpTo:on:stackMode:file:line:_:)``); a
+/// cancelled reader ends the generator; dropping the last reference closes a suspended body.
+/// The body runs on the requesting thread until it yields or awaits, then on the thread that
+/// completed the await (or `on:`); nothing blocks a thread. `Sendable`; so must the body be.
 public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Sendable>: Sendable {
     // The files of this folder: docs/swift-core.md ("Async generators").
 
     @usableFromInline typealias Storage = AsyncGeneratorStorage<Element, Input, Return>
 
-    /// Everything but the reference its users hold (AsyncGeneratorStorage.swift): what the
-    /// body's pending work keeps alive is the storage, so dropping the last reference to this
-    /// object always releases the generator.
+    /// What the body's pending work keeps alive is the storage, never this object: dropping
+    /// the last reference to it always releases the generator.
     @usableFromInline let storage: Storage
 
     /// Makes an async generator; nothing of `body` runs until the first request.
     ///
     /// - Parameters:
-    ///   - queue: where the body runs after each `rj_await`; by default (nil) it goes on on the
-    ///     thread that completed the await, as a continuation resumed there does (no hop).
+    ///   - queue: where the body runs after each `rj_await`; nil: on the thread that completed it.
     ///   - stackMode: a stack of its own or a shared run stack (``StackMode``); `nil` takes
     ///     ``RJRuntime/defaultStackMode``.
     ///   - file: the file the generator is made in, for ``RJRuntime/dump(stuckAfter:)`` and
@@ -59,10 +47,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     ///
     /// ```swift
     /// let ticker = AsyncGenerator<Int, Void, Void> { y in
-    ///     for i in 0..<3 {
-    ///         _ = rj_await { done in DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { done(nil, nil) } }
-    ///         try y.yield(i)
-    ///     }
+    ///     for i in 0..<3 { _ = rj_await { done in queue.async { done(nil, nil) } }; try y.yield(i) }
     /// }
     /// ```
     @inlinable
@@ -125,27 +110,24 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
         try await request(.throwing(error))
     }
 
-    /// Where the body is: `created` before the first request, `suspended` at a `yield` with
-    /// no request in progress, `running` while a request is served (the body running, or
-    /// awaiting), `completed` once it has ended.
+    /// Where the body is: `created`, `suspended` at a `yield` with no request in progress,
+    /// `running` while a request is served (running or awaiting), `completed`.
     ///
     /// ```swift
     /// gen.state   // .created
     /// ```
     public var state: GeneratorState { storage.generatorState }
 
-    /// Whether the body is cancelled: a reader's cancellation ended the generator at its place
-    /// (or the generator is being closed on release); its awaits give `CancellationError` at
-    /// once, its yields are refused.
+    /// Whether the body is cancelled (a reader's cancellation ended the generator, or it is being
+    /// closed on release): its awaits give `CancellationError` at once, its yields are refused.
     ///
     /// ```swift
     /// if gen.isCancelled { print("a reader was cancelled") }
     /// ```
     public var isCancelled: Bool { storage.isCancelledForUsers }
 
-    /// One request from Swift concurrency: served here, on the caller's thread, when nothing
-    /// else is in progress (the common case costs no continuation and no suspension);
-    /// otherwise it waits its turn.
+    /// One request from Swift concurrency: served here, on the caller's thread, when nothing else
+    /// is in progress (no continuation, no suspension); otherwise it waits its turn.
     @inlinable @inline(__always)
     nonisolated(nonsending) func request(_ operation: GeneratorOperation<Input, Return>) async throws -> GeneratorStep<Element, Return> {
         let attempt = storage.attemptOutOfLine(operation)

@@ -1,7 +1,3 @@
-// What crosses an async generator's switches: what its body hands out (a value, or the await it
-// now waits in), what it is resumed with (an input, or its await's result), and how far one step
-// got. (AsyncGenerator.swift says which file holds what.)
-
 /// What an async generator's body hands out when its coroutine suspends: a value for the
 /// request being served, or the generation of an await it now waits in.
 @usableFromInline
@@ -10,9 +6,8 @@ enum AsyncEvent<Element> {
     case awaiting(UInt64)
 }
 
-/// What an async generator's body is resumed with: a request's input at a `yield`, or the news
-/// that its await has a result (which the body takes from its await state: carried through the
-/// switch, an `RJResult` would make every resume copy this enum through its value witnesses).
+/// What an async generator's body is resumed with: a request's input, or news that its await has
+/// a result, taken from the await state (an `RJResult` here would be copied through value witnesses).
 @usableFromInline
 enum AsyncResume<Input> {
     case input(Input)
@@ -33,7 +28,6 @@ enum AsyncServed<Element, Return> {
 /// What resumes an async generator's body for one step.
 @usableFromInline
 enum AsyncResumption<Input, Return> {
-    /// A request's operation (a `next` with its input, a `return`, a `throw`...).
     case operation(GeneratorOperation<Input, Return>)
     /// The await the body waits in has its result (in the await state).
     case awaited

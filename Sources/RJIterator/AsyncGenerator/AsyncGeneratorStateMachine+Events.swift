@@ -1,25 +1,20 @@
 import RJLocks
 
-// The async generator state machine's transitions that wait, end turns, cancel and release
-// (the type, its states and the fast path are in AsyncGeneratorStateMachine.swift, whose header
-// has the table these follow).
+// The async generator state machine's transitions that wait, end turns, cancel and release,
+// following the table in AsyncGeneratorStateMachine.swift's header.
 
 extension AsyncGeneratorStateMachine {
     // MARK: Requests that wait
 
-    /// What `requestArrives` decided.
+    /// What `requestArrives` decided (`take` and `outcome` as for `CallerStart`).
     @usableFromInline
     enum RequestStart {
         /// Nothing in progress: the request's caller serves it now, on its thread.
         case serve
-        /// A value produced ahead answers it; `produce` as for `CallerStart`.
         case take(Any, produce: Bool)
-        /// The body has ended: the kept outcome answers it.
         case outcome(Ending)
-        /// It waits its turn.
         case queued
-        /// Its caller was cancelled before it came: it is answered `CancellationError`, and its
-        /// place ends the generator (`cancellationArrives`, whose decision this is).
+        /// Its caller was cancelled before it came: answered `CancellationError`; its place ends the generator.
         case cancelled(CancellationStart)
     }
 
@@ -46,14 +41,12 @@ extension AsyncGeneratorStateMachine {
         case .outcome(let ending):
             return .outcome(ending)
         case .wait:
-            // Behind the turn; a return or throw drops what was produced ahead (nothing of it
-            // goes out after their answer).
+            // Behind the turn; a return or throw drops what was produced ahead.
             wait(.request(request))
             return .queued
         }
     }
 
-    /// `waiter` waits behind the running turn.
     @usableFromInline
     mutating func wait(_ waiter: Waiter) {
         if case .waiters(var waiters) = queue {
@@ -68,19 +61,15 @@ extension AsyncGeneratorStateMachine {
     /// What a cancellation's arrival decided.
     @usableFromInline
     enum CancellationStart {
-        /// Nothing in progress: the caller closes the body now, on its thread (resumes it with
-        /// `CancellationError`, a turn of its own), then gets `CancellationError`.
+        /// Nothing in progress: the caller closes the body now, on its thread, then gets `CancellationError`.
         case closeHere
-        /// Its place waits behind the turn; `stop`: the turn served nobody before it and was
-        /// cancelled at once (its pending await's work to stop, and the body to resume on the
-        /// generator's queue if it was waiting).
+        /// Its place waits behind the turn; `stop`: the turn served nobody before it and was cancelled
+        /// at once (the pending await's work to stop, the body to resume on the queue if it waited).
         case queued(stop: AwaitState.Cancellation?)
-        /// The body had ended already.
         case ended
     }
 
-    /// A reader whose task is cancelled asks (or its request came after its cancellation): the
-    /// generator ends at its place.
+    /// A reader whose task is cancelled asks (or its request came after): the generator ends at its place.
     @usableFromInline
     mutating func cancellationArrives() -> CancellationStart {
         switch body {
@@ -113,8 +102,7 @@ extension AsyncGeneratorStateMachine {
     enum AfterYield {
         /// The value answers this requester, then the turn goes on with `then`.
         case answer(AsyncRequest, then: Next)
-        /// Nobody gets the value now (kept ahead, or dropped: a return, throw or cancellation
-        /// came first); the turn goes on with `then`.
+        /// Nobody gets the value now (kept ahead, or dropped for a return, throw or cancellation).
         case noAnswer(then: Next)
         /// The body is cancelled: its `yield` is refused (resume it with `CancellationError`).
         case refuse
@@ -122,8 +110,7 @@ extension AsyncGeneratorStateMachine {
         case closeForRelease
     }
 
-    /// The body yielded during a turn of the storage (not a caller's). `value` boxes the value,
-    /// called only if it is kept ahead.
+    /// The body yielded during a storage turn (not a caller's); `value` is boxed only if kept ahead.
     @usableFromInline
     mutating func turnYielded(_ value: () -> Any) -> AfterYield {
         // Without a turn nobody runs the body: nothing to do (the storage never asks then).
@@ -140,8 +127,8 @@ extension AsyncGeneratorStateMachine {
         case .ahead:
             break
         }
-        // Produced ahead: to the first waiting `next`, in place of a waiting return, throw or
-        // cancellation (dropped), or kept.
+        // Produced ahead: to the first waiting `next`; in place of a waiting return, throw or
+        // cancellation (dropped); or kept.
         switch queue {
         case .waiters(var waiters):
             if case .request(let request) = waiters.first!, request.isNext {
@@ -180,11 +167,9 @@ extension AsyncGeneratorStateMachine {
         return nextTurnAfterAnswer()
     }
 
-    /// The turn's requester has its answer and the body is at a `yield`: the next turn (the
-    /// head waiter's, a cancellation's, producing ahead) or idle.
+    /// The turn's requester has its answer, the body is at a `yield`: the next turn, or idle.
     @usableFromInline
     mutating func nextTurnAfterAnswer() -> Next {
-        // No turn: nothing goes on.
         guard case .running(let turn) = body else { return .stop }
         switch queue {
         case .empty:
@@ -220,8 +205,7 @@ extension AsyncGeneratorStateMachine {
     /// What `turnEnded` decided.
     @usableFromInline
     struct AfterEnd {
-        /// Who the turn served (a caller or a request gets the body's outcome, or
-        /// `CancellationError` if it was cancelled).
+        /// Who the turn served: it gets the body's outcome, or `CancellationError` if cancelled.
         @usableFromInline var served: Serving
         /// The requests left waiting, in order: answered from the kept outcome after it.
         @usableFromInline var left: [AsyncRequest]
@@ -230,7 +214,6 @@ extension AsyncGeneratorStateMachine {
         @usableFromInline var spare: CallbackToken?
     }
 
-    /// The body ended during the turn.
     @usableFromInline
     mutating func turnEnded() -> AfterEnd {
         // Without a turn the body cannot end (the storage never says so then): ended as it is.
@@ -267,8 +250,7 @@ extension AsyncGeneratorStateMachine {
     /// What `cancel` decided.
     @usableFromInline
     enum CancelAction {
-        /// Nothing to do (answered already, or not come yet: it is marked, and `requestArrives`
-        /// answers it).
+        /// Nothing to do (answered already, or not come yet: marked, and `requestArrives` answers it).
         case none
         /// It was being served: the body is cancelled (stop the pending await's work; resume the
         /// body on the generator's queue if it was waiting). It is answered when the body ends.
@@ -278,7 +260,6 @@ extension AsyncGeneratorStateMachine {
         case withdrawn(stop: AwaitState.Cancellation?)
     }
 
-    /// The caller of `request` was cancelled.
     @usableFromInline
     mutating func cancel(_ request: AsyncRequest) -> CancelAction {
         if request.answered { return .none }
@@ -304,8 +285,7 @@ extension AsyncGeneratorStateMachine {
         case none
         /// At a `yield`: close the body now, on the releasing thread (a turn of its own).
         case closeNow
-        /// A turn is running (producing ahead): the body is closed at its next `yield`; stop
-        /// the pending await's work and resume the body on the queue if it was waiting.
+        /// A turn is running (producing ahead): the body is closed at its next `yield`.
         case closeAtNextYield(AwaitState.Cancellation)
     }
 

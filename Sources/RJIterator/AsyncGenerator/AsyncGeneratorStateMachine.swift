@@ -1,17 +1,11 @@
 import RJLocks
 
 // The whole state of an async generator, as one value (after swift-async-algorithms'
-// `MergeStateMachine` and SwiftNIO's state machines): who runs the body and for whom (the
-// turn), who waits behind it, what the body produced ahead, how it ended, and its awaits
-// (`AwaitState`, the part every await host shares). The storage
-// (AsyncGeneratorStorage.swift) keeps it under its one lock; each event below is a mutating
-// method that returns what the storage must do, outside the lock. Nothing else writes it.
-//
-// The state is two values: where the body is (`Body`: fresh, suspended at a `yield`, running a
-// turn, ended) and what waits for it (`Queue`: nothing, the requests and cancellations behind
-// the turn, or the values it produced ahead). `Body` holds no reference, so the fast path
-// (suspended -> running a caller's turn -> suspended) reads and writes a few trivial words; the
-// queues are touched only when something waits. What each event does:
+// `MergeStateMachine`); docs/swift-core.md ("Async generators: public type, state machine,
+// storage"). The storage keeps it under its one lock; each event is a mutating method that
+// returns what the storage must do, outside the lock. Nothing else writes it. `Body` holds no
+// reference, so the fast path (suspended -> a caller's turn -> suspended) touches a few
+// trivial words; the queues only when something waits. What each event does:
 //
 //   body, queue              a caller or request comes      the turn's body yields v          ... ends
 //   fresh                    turn for it                     -                                 -
@@ -25,53 +19,34 @@ import RJLocks
 //   ended(e), ahead(vs)?     next: takes vs.first, or the kept outcome (e: how it ended)
 //
 // Waiters exist only behind a running turn; values produced ahead only with a buffer, never
-// together with waiters (a `next` takes one, a return or throw drops them). Each transition
-// keeps these (the randomized scenarios of AsyncGeneratorScenarioTests check them after every
-// event).
+// with waiters. Every transition keeps these (AsyncGeneratorScenarioTests checks `invariantViolation`).
 //
 //   *  and the body produces ahead again, on the generator's queue (it had a full buffer).
 //   ** a turn producing ahead (`bufferingUpTo:`) gives v to the first waiting `next`; a
 //      waiting return, throw or cancellation takes v's place (v goes to nobody: nothing comes
 //      out after them); with nobody waiting v is kept, and the body goes on while there is room.
 //
-// A turn serves one requester: `caller` (the fast path: the caller's own thread runs the body
-// and gets its answer by returning), `request` (a request that waits on a continuation or in
-// an await of another body), `ahead` (producing for the buffer), `closing` (a cancellation,
-// or a release, closing the body). Requests are answered in the order they came: a turn's
-// answer goes out before anything queued behind it is served.
-//
-// Cancellation (the rule for several readers: docs/async-generators.md): the generator ends
-// with a reader whose task is cancelled, at that reader's place. Its request throws
-// `CancellationError`; the body is cancelled (its awaits give `CancellationError`, its yields
-// are refused) when that place comes to the front: at once for the request being served or
-// for a generator producing ahead for nobody before it, otherwise once the requests before it
-// are answered. Every other reader sees the end: the body's return value, or
-// `GeneratorError.closed` when it ended by the cancellation (a `for try await` loop ends).
+// Requests are answered in the order they came: a turn's answer goes out before anything
+// queued behind it is served. A cancelled reader ends the generator at its place
+// (docs/async-generators.md, "Several readers").
 
-/// An async generator's state machine. Not generic: what the body produced ahead is kept
-/// type-erased (`Any`), so the storage's methods that are reached from untyped code (an await's
-/// completion, a release) need no type metadata.
+/// An async generator's state machine; not generic (values ahead are kept as `Any`), so the
+/// storage's methods reached from untyped code need no type metadata.
 @usableFromInline
 struct AsyncGeneratorStateMachine: RJHintedValue {
-    /// Where the body is.
     @usableFromInline
     enum Body {
-        /// Not started; nothing in progress.
         case fresh
-        /// At a `yield`; nothing in progress.
         case suspended
         /// A turn in progress: the body runs, or awaits, on some thread.
         case running(Turn)
-        /// The body has ended.
         case ended(Ending)
     }
 
-    /// What waits for the body.
     @usableFromInline
     enum Queue {
         case empty
-        /// Requests, and the places of cancelled ones, waiting behind the running turn, in
-        /// order (at least one).
+        /// Requests, and the places of cancelled ones, behind the running turn, in order (at least one).
         case waiters(FIFO<Waiter>)
         /// Values the body produced before anyone asked for them (at least one).
         case ahead(FIFO<Any>)
@@ -89,12 +64,10 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
             self.released = released
         }
 
-        /// A turn serving `request`.
         @inlinable init(serving request: AsyncRequest, released: Bool = false) {
             self.init(.request(request), released: released)
         }
 
-        /// The request it serves, if it serves one.
         @inlinable var request: AsyncRequest? {
             if case .request(let request) = serving { return request }
             return nil
@@ -105,9 +78,8 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
     enum Serving {
         /// The caller on whose thread the body runs, answered by returning.
         case caller
-        /// A request answered by the storage (a continuation, an await of another body). Held
-        /// here: a requester may stop waiting before its answer (an `rj_async` reader's await
-        /// cancelled) while the body still serves it.
+        /// A request answered by the storage (a continuation, an await of another body). Held here:
+        /// a requester may stop waiting (an `rj_async` reader cancelled) while the body still serves it.
         case request(AsyncRequest)
         /// Nobody: the body produces ahead (`bufferingUpTo:`).
         case ahead
@@ -138,7 +110,6 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
         case stop
         /// Resume the body to produce ahead (`next(())`).
         case produce
-        /// Resume the body for this request.
         case serve(AsyncRequest)
         /// Resume the body with `CancellationError` (a cancellation's place came).
         case cancel
@@ -146,11 +117,8 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
 
     /// How many values the body may produce ahead (`bufferingUpTo:`; 0: none).
     @usableFromInline let capacity: Int
-    /// Where the body is; written only by the methods of this file.
     @usableFromInline var body = Body.fresh
-    /// What waits for it; written only by the methods of this file.
     @usableFromInline var queue = Queue.empty
-    /// The body's awaits.
     @usableFromInline var awaits = AwaitState()
 
     @inlinable init(capacity: Int) {
@@ -170,8 +138,7 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
     enum CallerStart {
         /// The caller runs the body itself, now (a turn for it).
         case serve
-        /// A value produced ahead answers it; `produce`: the body may produce again (on the
-        /// generator's queue: the turn is the storage's to start).
+        /// A value produced ahead answers it; `produce`: the storage starts a producing turn.
         case take(Any, produce: Bool)
         /// The body has ended: the kept outcome answers it.
         case outcome(Ending)
@@ -187,8 +154,7 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
         case .fresh, .suspended:
             if isNext, case .ahead = queue {
                 let value = takeAhead()
-                // The buffer has room again: the body produces (it was full, or its producing
-                // turn ended for nobody asking).
+                // The buffer has room again: the body produces (it was full, or its turn ended for nobody).
                 body = .running(Turn(.ahead))
                 return .take(value, produce: true)
             }
@@ -215,9 +181,8 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
         return value
     }
 
-    /// The caller's turn ended at a `yield` (not the fast path's end: someone came meanwhile, or
-    /// the generator has a buffer): the value is the caller's answer. Returns what the
-    /// generator's queue must go on with (the caller returns).
+    /// The caller's turn ended at a `yield` off the fast path (someone came, or a buffer): the value
+    /// is the caller's answer; returns what the generator's queue goes on with.
     @usableFromInline
     mutating func callerTurnYielded() -> Next {
         nextTurnAfterAnswer()
@@ -259,9 +224,7 @@ struct AsyncGeneratorStateMachine: RJHintedValue {
         }
     }
 
-    /// What breaks the invariants of the header (waiters only behind a running turn, at most
-    /// `capacity` values ahead and none without a buffer, a turn's request not answered yet),
-    /// if anything: the tests check it after events.
+    /// What breaks the header's invariants, if anything (the tests check it after events).
     @usableFromInline
     var invariantViolation: String? {
         if case .waiters = queue, case .running = body {} else if case .waiters = queue { return "waiters without a turn" }

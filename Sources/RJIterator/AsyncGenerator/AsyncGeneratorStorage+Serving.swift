@@ -3,16 +3,14 @@ import CRJShims
 import Foundation
 import RJLocks
 
-// Serving an async generator's requests: the state machine's decisions carried out. A turn is
-// run by whichever thread the machine gave it to: the caller's, when it found the generator
-// idle (`serveCaller`: the fast path, answered by returning); otherwise the thread that served
-// the turn before, the one that completed the body's await, or the generator's queue (`drive`).
+// Serving an async generator's requests: the state machine's decisions carried out. A turn runs
+// on the thread the machine gave it to: the caller's, when it found the generator idle
+// (`serveCaller`, the fast path); else the previous turn's, an await's completer's, or the queue's (`drive`).
 
 extension AsyncGeneratorStorage {
     /// What `attempt` (a request's synchronous part) achieved.
     @usableFromInline
     enum Attempt {
-        /// Answered at once.
         case answered(Result<Step, any Error>)
         /// Served until the body awaited: the caller waits for this request's answer.
         case pending(AsyncRequest)
@@ -22,8 +20,7 @@ extension AsyncGeneratorStorage {
         case cancelled
     }
 
-    /// A request from Swift concurrency, its synchronous part: served here, on the caller's
-    /// thread, when nothing else is in progress (no continuation, no suspension).
+    /// A request from Swift concurrency, its synchronous part: served here when nothing else is in progress.
     @inlinable @inline(__always)
     func attempt(_ operation: Operation) -> Attempt {
         // `Task.isCancelled`, without its retain and release of the task (CRJShims).
@@ -31,23 +28,20 @@ extension AsyncGeneratorStorage {
         return serveCaller(operation)
     }
 
-    /// `attempt`, kept out of the async function that calls it (specialised all the same): so
-    /// a request's fast path is small enough to be inlined into its caller (a `for try await`
-    /// loop), which then makes no executor switch per element, and allocates no async frame.
+    /// `attempt` out of the async function that calls it, so a request's fast path is small enough
+    /// to be inlined into its caller (a `for try await` loop): no executor switch, no async frame.
     @inlinable @inline(never)
     func attemptOutOfLine(_ operation: Operation) -> Attempt {
         attempt(operation)
     }
 
-    /// `serveCaller` out of line, as `attemptOutOfLine`, without the check of the calling task's
-    /// cancellation (a `for try await` loop makes it every 32 elements).
+    /// `serveCaller` out of line, without the task's cancellation check (a loop makes it every 32).
     @inlinable @inline(never)
     func serveCallerOutOfLine(_ operation: Operation) -> Attempt {
         serveCaller(operation)
     }
 
-    /// The caller runs the body for its request if nothing is in progress, on its own thread
-    /// (Swift concurrency's caller, or another body's `rj_await(nextOf:)`).
+    /// The caller runs the body for its request on its own thread, if nothing is in progress.
     @inlinable @inline(__always)
     func serveCaller(_ operation: Operation) -> Attempt {
         typealias Machine = AsyncGeneratorStateMachine
@@ -79,8 +73,8 @@ extension AsyncGeneratorStorage {
         return callerTurnEnded(operation, serve(operation))
     }
 
-    /// The caller's turn ended otherwise than at a `yield` with nobody behind it: someone came
-    /// meanwhile, the generator produces ahead, the body ended, or it awaits.
+    /// The caller's turn ended other than at a `yield` with nobody behind: someone came, a buffer,
+    /// the body ended, or it awaits.
     @inlinable @inline(never)
     func callerTurnEnded(_ operation: Operation, _ served: AsyncServed<Element, Return>) -> Attempt {
         switch served {
@@ -127,7 +121,6 @@ extension AsyncGeneratorStorage {
         }
     }
 
-    /// Runs the body for one step.
     @inlinable @inline(__always)
     func serve(_ resumption: AsyncResumption<Input, Return>) -> AsyncServed<Element, Return> {
         switch resumption {
@@ -137,7 +130,6 @@ extension AsyncGeneratorStorage {
         }
     }
 
-    /// Runs the body for one step of `operation`.
     @inlinable @inline(__always)
     func serve(_ operation: Operation) -> AsyncServed<Element, Return> {
         // The hot path, a `next`, folds to its one case; the others are rare.
@@ -159,9 +151,8 @@ extension AsyncGeneratorStorage {
         }
     }
 
-    /// `operation` as the core generator takes it: inputs wrapped (the core is also resumed
-    /// with awaits' results). A delegation's first step resumes a suspended body whose `Input`
-    /// is `Void` with `()`, as ES2018's `yield*` does.
+    /// `operation` as the core takes it: inputs wrapped (the core is also resumed with awaits'
+    /// results); a delegation's first step resumes a suspended `Void`-input body with `()` (ES2018).
     @inlinable @inline(__always)
     static func coreOperation(_ operation: Operation) -> GeneratorOperation<AsyncResume<Input>, Return> {
         switch operation {
@@ -177,9 +168,8 @@ extension AsyncGeneratorStorage {
         }
     }
 
-    /// Runs the turn the machine gave this thread, step after step, until the body waits in an
-    /// await (its completion goes on), the generator is idle, or the body has ended. Each
-    /// answer goes out before the turn goes on to what was queued behind it.
+    /// Runs the turn the machine gave this thread, step after step, until the body awaits, the
+    /// generator is idle, or the body has ended; each answer goes out before what queued behind it.
     @inlinable
     func drive(_ first: AsyncResumption<Input, Return>) {
         var resumption = first
@@ -234,8 +224,7 @@ extension AsyncGeneratorStorage {
         }
     }
 
-    /// Waits for `request`'s answer (it is the turn's, or queued); cancelling the waiting task
-    /// cancels it.
+    /// Waits for `request`'s answer (the turn's, or queued); cancelling the task cancels it.
     @inlinable
     nonisolated(nonsending) func wait(for request: AsyncRequest) async throws -> Step {
         try await withTaskCancellationHandler {
@@ -253,8 +242,7 @@ extension AsyncGeneratorStorage {
         }
     }
 
-    /// Queues `request` (or serves it here, if the generator became idle meanwhile) and waits
-    /// for its answer; cancelling the waiting task cancels it.
+    /// Queues `request` (or serves it, if the generator became idle) and waits for its answer.
     @inlinable
     nonisolated(nonsending) func submit(_ request: AsyncRequest) async throws -> Step {
         try await withTaskCancellationHandler {

@@ -2,15 +2,10 @@ import CRJContext
 import Foundation
 import RJLocks
 
-/// What an ``AsyncGenerator`` is made of, kept apart from the object its users hold: the
-/// body's coroutine, the state machine under the one lock, and the await host that `rj_await`
-/// finds in the body (AwaitHost.swift). Work that keeps a callback, a timer, a promise's
-/// observer hold this storage, never the generator itself, so the last reference a user drops
-/// still releases the generator (and closes its body) whatever the body's awaits left behind.
-///
-/// Threads: the state is touched only under `state`'s lock; the body runs on whichever thread
-/// the state machine gave the turn to (the caller's, the thread that completed an await, the
-/// generator's queue); the core's own state word keeps the dump out while it runs.
+/// What an ``AsyncGenerator`` is made of, apart from the object its users hold, so that the
+/// body's pending work keeps this alive, never the generator (docs/swift-core.md, "Async
+/// generators: public type, state machine, storage"). The state only under `state`'s lock; the
+/// body runs on the thread the machine gave the turn to; the core's state word keeps the dump out.
 @usableFromInline
 final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Sendable>: _RJAwaitHost, @unchecked Sendable {
     @usableFromInline typealias Core = Generator<AsyncEvent<Element>, AsyncResume<Input>, Return>
@@ -19,14 +14,12 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
 
     /// The body's coroutine. Resumed only by the thread the state machine gave the turn to.
     @usableFromInline let core: Core
-    /// The whole state (AsyncGeneratorStateMachine.swift), under the one lock.
     @usableFromInline let state: RJHintedMutex<AsyncGeneratorStateMachine>
     /// Where the body goes on after an await; nil: on the thread that completed it.
     @usableFromInline let resumeQueue: DispatchQueue?
     /// The two paths reached from untyped code (an await's completion, an `rj_await`'s
-    /// suspension: AwaitHost.swift), made by the initialiser where the types are known, so
-    /// that they run specialised code (a method of a generic class reached through the class's
-    /// table is generic code, which looks its types' metadata up on every call).
+    /// suspension), made by the initialiser where the types are known: a generic class's method
+    /// reached through the class's table would look its types' metadata up on every call.
     @usableFromInline let resumeEntry: (AsyncGeneratorStorage) -> Void
     @usableFromInline let switchOutEntry: (AsyncGeneratorStorage, UInt64) -> RJResult
 
@@ -40,8 +33,7 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         state = RJHintedMutex(AsyncGeneratorStateMachine(capacity: capacity))
         resumeEntry = { storage in storage.resumeSpecialised() }
         switchOutEntry = { storage, generation in storage.switchOutSpecialised(generation) }
-        // The host's queue serves the turns started in the background (a waiting request
-        // served after a caller's turn, producing ahead) and the resumes of cancellations.
+        // The host's queue: turns started in the background, and the resumes of cancellations.
         super.init(queue: queue ?? .global())
         adopt(core)
     }
@@ -62,9 +54,8 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         takeEarlyOf(state, for: generation, keeping: spare, completedByBody: completedByBody)
     }
 
-    /// A relay asks this before each step of the generator it reads: a body running its own
-    /// caller's turn, as the lock word says, is not cancelled (a cancelled generator is never in
-    /// one of the word's two fast states), and that answer costs no lock.
+    /// A relay asks this before each step: a body running its caller's turn, as the lock word says,
+    /// is not cancelled (a cancelled generator is never in a fast state), and that costs no lock.
     override var isCancelled: Bool {
         if state.carries(AsyncGeneratorStateMachine.callerTurnHint) { return false }
         return super.isCancelled
@@ -78,16 +69,14 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         switchOutEntry(self, generation)
     }
 
-    /// Resumes the body, waiting in an await that has its result: on `resumeQueue`, or right
-    /// here, on the thread that completed the await; the turn goes on there.
+    /// Resumes the body, waiting in an await that has its result: on `resumeQueue`, or right here.
     @inlinable
     func resumeSpecialised() {
         guard let resumeQueue else { return drive(.awaited) }
         resumeQueue.async { self.drive(.awaited) }
     }
 
-    /// The body's side of an `rj_await`: suspends its coroutine, handing out the await, until
-    /// the turn resumes it with the await's result.
+    /// The body's side of an `rj_await`: suspends its coroutine until the turn resumes it.
     @inlinable
     func switchOutSpecialised(_ generation: UInt64) -> RJResult {
         let current = rj_coro_current().unsafelyUnwrapped
@@ -103,9 +92,8 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
     // MARK: Release and cancellation
 
     /// The last reference to the generator went: a body at a `yield` is closed here, on this
-    /// thread, as a `Generator`'s is; a body producing ahead is closed at its next `yield` (its
-    /// pending await, if any, gives `CancellationError` at once). Reached from the generator's
-    /// deinit, which is generic code: nothing here needs the types.
+    /// thread; a body producing ahead is closed at its next `yield` (its pending await gives
+    /// `CancellationError` at once). Reached from the generic deinit: nothing here needs the types.
     @usableFromInline
     func release() {
         switch state.withLock({ $0.released() }) {
@@ -115,9 +103,8 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         }
     }
 
-    /// Closes the body at its `yield`, released: its yields and awaits give `CancellationError`
-    /// (its cleanups cannot wait for anything nor hand a value to anyone), so it runs to its
-    /// end; ending with that error is not reported.
+    /// Closes the body at its `yield`, released: its yields and awaits give `CancellationError` (its
+    /// cleanups can neither wait nor hand a value out), so it runs to its end, unreported.
     @usableFromInline
     func closeForRelease() {
         // Out of the registry first, as a Generator's release is: no dump reads the core while
@@ -125,15 +112,13 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         core.record.unregister()
         core.closeOnRelease(cancelledByRelease: true)
         let end = state.withLock { $0.turnEnded() }
-        // Requests that wait hold the generator, so none should be left; if one is, it gets the
-        // end as any request after it would.
+        // Requests that wait hold the generator, so none should be left; any gets the end.
         for request in end.left { answer(request, outcomeAnswer(operation(of: request), end.ending)) }
         withExtendedLifetime(end.spare) {}
     }
 
-    /// A cancellation's effect on the body: stops the pending await's work and resumes the body
-    /// with `CancellationError` if it was waiting. Not on the cancelling thread: this runs in a
-    /// task's cancellation handler or a release, and resuming runs the body.
+    /// A cancellation's effect: stops the pending await's work and resumes a waiting body with
+    /// `CancellationError`, on the queue (not in a task's cancellation handler or a release).
     @usableFromInline
     func carryOut(_ cancellation: AwaitState.Cancellation) {
         if cancellation.stop == nil && !cancellation.resume { return }
@@ -144,8 +129,7 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         }
     }
 
-    /// The caller of `request` was cancelled: the generator ends at its place (the rule for
-    /// several readers, AsyncGeneratorStateMachine.swift).
+    /// The caller of `request` was cancelled: the generator ends at its place.
     @inlinable
     func cancel(_ request: AsyncRequest) {
         switch state.withLock({ $0.cancel(request) }) {
@@ -159,8 +143,7 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         }
     }
 
-    /// A reader whose task is cancelled already asks: its place ends the generator; it gets
-    /// `CancellationError` (once the body's cleanups ran, if the place came at once).
+    /// A reader whose task is cancelled already asks: its place ends the generator.
     @inlinable
     func cancellationArrives() {
         carryOut(state.withLock { $0.cancellationArrives() })
@@ -177,8 +160,8 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
 
     // MARK: Answers
 
-    /// Gives `request` its answer (the state machine decided it): resumes the task waiting on
-    /// it, or keeps the answer for the body waiting in an await and wakes that await.
+    /// Gives `request` its answer (decided by the machine): resumes the task waiting on it, or
+    /// keeps it for the body waiting in an await and wakes that await.
     @inlinable
     func answer(_ request: AsyncRequest, _ result: Result<Step, any Error>) {
         let (waiter, cancelled) = state.withLock { _ in request.takeAnswer(result) }
@@ -201,11 +184,9 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         return cancelled ? .failure(CancellationError()) : (kept as! Result<Step, any Error>)
     }
 
-    /// A request on a generator whose body has ended, answered from what the body kept: a
-    /// `next` gets its return value (or its error again), `return(v)` gives `.returned(v)`,
-    /// `throw(e)` throws `e`. When a reader's cancellation ended the body, the others see a
-    /// normal end: `.returned(())` if `Return` is `Void` (what a body that runs off its end
-    /// gives), ``GeneratorError/closed`` otherwise (there is no return value to give).
+    /// A request on a generator whose body has ended, answered from what the body kept. After a
+    /// reader's cancellation the others see a normal end: `.returned(())` if `Return` is `Void`,
+    /// ``GeneratorError/closed`` otherwise (docs/async-generators.md, "Several readers").
     @inlinable
     func outcomeAnswer(_ operation: Operation, _ ending: AsyncGeneratorStateMachine.Ending) -> Result<Step, any Error> {
         Result {
@@ -243,8 +224,7 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
 }
 
 extension GeneratorOperation {
-    /// A `next` (or what starts or resumes a body as `next` does), which a value produced ahead
-    /// answers; `return`, `throw` and `close` act at the body's `yield`.
+    /// A `next` (or what starts or resumes a body as `next` does), which a value produced ahead answers.
     @inlinable
     var isNext: Bool {
         switch self {
@@ -255,15 +235,13 @@ extension GeneratorOperation {
 }
 
 /// The await state of an async generator's state machine, under its lock. A free function, not
-/// generic: reached from the storage's methods that untyped code calls (a generic class's
-/// method is generic code, which would copy the state through its value witnesses).
+/// generic: a generic class's method would copy the state through its value witnesses.
 @usableFromInline
 func withAwaitsOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, _ body: (inout AwaitState) -> Void) {
     state.withLock { body(&$0.awaits) }
 }
 
-/// `AwaitState.begin` of an async generator's state machine, under its lock (not generic, as
-/// `withAwaitsOf`).
+/// `AwaitState.begin` of an async generator's state machine, under its lock (as `withAwaitsOf`).
 @usableFromInline
 func beginAwaitOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, _ kind: AwaitKind, count: Int, timeout: Double?)
     -> (generation: UInt64, spare: CallbackToken?)?

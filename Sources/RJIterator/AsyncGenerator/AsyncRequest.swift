@@ -1,13 +1,8 @@
-/// A request that could not be answered on its caller's thread at once: queued behind others,
-/// or served while the body awaits. Its answer comes from whichever thread runs the body then;
-/// its caller waits for it on a continuation (Swift concurrency) or in an await of its own body
-/// (`rj_await(nextOf:)`).
-///
-/// Its mutable fields are part of its generator's state: guarded by the generator's one lock
-/// (touched only inside the storage's `withLock`), like the state machine that queues it.
-///
-/// Not generic: a generic class's deinit is generic code that looks the types of its fields up
-/// in the runtime's cache, once per request. The typed accessors are specialised where used.
+/// A request not answered on its caller's thread at once: its answer comes from whichever
+/// thread runs the body then; its caller waits on a continuation or in an `rj_await(nextOf:)`.
+/// Its mutable fields are guarded by the generator's one lock, like the machine that queues it.
+/// Not generic: a generic class's deinit looks its fields' types up in the runtime's cache,
+/// once per request; the typed accessors are specialised where used.
 @usableFromInline
 final class AsyncRequest: @unchecked Sendable {
     /// A `GeneratorOperation<Input, Return>` of its generator.
@@ -15,8 +10,6 @@ final class AsyncRequest: @unchecked Sendable {
     /// A `next` (or a delegation's first step): a value the body produced ahead answers it.
     @usableFromInline let isNext: Bool
 
-    // Guarded by the generator's lock.
-    /// Who waits for the answer.
     @usableFromInline var waiter = AsyncWaiter.none
     /// The answer (a `Result<GeneratorStep<Element, Return>, any Error>`), kept when it came
     /// before a continuation waited for it, or for an `rj_await` to read after its callback.
@@ -33,9 +26,8 @@ final class AsyncRequest: @unchecked Sendable {
         self.isNext = isNext
     }
 
-    /// Takes the answer the state machine decided (`answer`, boxed only if it must be kept):
-    /// returns who to tell, and whether the caller was cancelled before the answer was decided
-    /// (it then gets `CancellationError` instead). Under the lock, once.
+    /// Takes the answer the machine decided (`answer`, boxed only if kept): who to tell, and whether
+    /// the caller was cancelled before it was decided (then it gets `CancellationError`). Under the lock, once.
     @inlinable
     func takeAnswer(_ answer: @autoclosure () -> Any) -> (waiter: AsyncWaiter, cancelled: Bool) {
         let waiting = waiter

@@ -1,14 +1,11 @@
 import CRJContext
 
 /// What an ``AsyncGenerator``'s body receives: the way to hand values out and get inputs back.
-/// Valid only inside the body it was passed to, while that body runs (at any call depth), as a
-/// ``Yielder`` is.
+/// Valid only inside the body it was passed to, while that body runs, as a ``Yielder`` is.
 ///
 /// ```swift
-/// let lines = AsyncGenerator<String, Void, Int> { y in
-///     var count = 0
-///     for line in try rj_awaitValue(readLines()) { try y.yield(line); count += 1 }
-///     return count
+/// let lines = AsyncGenerator<String, Void, Void> { y in
+///     for line in try rj_awaitValue(readLines()) { try y.yield(line) }
 /// }
 /// ```
 public struct AsyncYielder<Element: Sendable, Input: Sendable> {
@@ -33,14 +30,12 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
         return current
     }
 
-    /// Hands `value` to the request being served and suspends the body until the next
-    /// request.
+    /// Hands `value` to the request being served and suspends the body until the next request.
     ///
     /// - Returns: the input of the `next` that resumes the body.
-    /// - Throws: the error of a `throw(_:)` request; `CancellationError` once the generator
-    ///   is cancelled (a reader's task was, or it is released); when the generator is being
-    ///   closed (`return(_:)`, release), ``GeneratorExit``, to let propagate (a body may catch
-    ///   it to clean up, then rethrow it).
+    /// - Throws: the error of a `throw(_:)` request; `CancellationError` once the generator is
+    ///   cancelled (a reader's task was, or it is released); ``GeneratorExit`` when it is being
+    ///   closed (`return(_:)`, release): catch it to clean up, then rethrow it.
     @inlinable @discardableResult
     public func yield(_ value: Element) throws -> Input {
         switch handOut(value) {
@@ -50,9 +45,8 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
         }
     }
 
-    /// The body's side of a `yield`: hands `value` out and suspends; returns how the body was
-    /// resumed. (A reader's cancellation is the serving thread's to see: it resumes the body with
-    /// `CancellationError` instead of answering anyone.)
+    /// The body's side of a `yield`: hands `value` out, suspends, returns how the body was resumed
+    /// (a reader's cancellation resumes it with `CancellationError` instead of answering anyone).
     @inlinable
     func handOut(_ value: Element) -> ResumeSignal<Input> {
         let current = runningBody()
@@ -72,23 +66,17 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
         }
     }
 
-    /// Released, the generator cancels its body as it closes it: the first `yield` of the
-    /// closing body is refused (`CancellationError`), so that it unwinds; a body that swallowed
-    /// that and yields again ignored the close: that `yield` suspends, and the release reports
-    /// it and drops the body, as for a `Generator` (refusing it too would loop on the releasing
-    /// thread). Out of line: the cold path of every `yield`, which must stay small enough to be
-    /// inlined into bodies.
+    /// A `yield` of a body closed on release (see `GeneratorStateMachine.refuseYieldOnRelease`).
+    /// Out of line: the cold path of every `yield`, which must stay small enough to be inlined.
     @usableFromInline @inline(never)
     func refusesYieldOnRelease() -> Bool {
         host._withUnsafeGuaranteedRef { $0.machine.refuseYieldOnRelease() }
     }
 
-    /// Delegates to a ``Generator`` until it returns: its values pass through, the inputs and
-    /// errors of this generator's requests are forwarded to it, and closing this generator
-    /// closes it first (ES6's `yield*`, decided in the loop `Yielder.yieldAll(_:)` runs too,
-    /// Delegation.swift). Each forwarded step takes the inner as any caller does, and gives it
-    /// back: between two steps someone else may resume it (it throws
-    /// ``GeneratorError/alreadyRunning`` to whoever tries while a step runs).
+    /// Delegates to a ``Generator`` until it returns (ES6's `yield*`, the loop of Delegation.swift):
+    /// its values pass through, this generator's inputs and errors are forwarded, a close closes
+    /// it first. Each forwarded step takes the inner as any caller does and gives it back, so
+    /// between steps others may resume it (during one they get ``GeneratorError/alreadyRunning``).
     ///
     /// ```swift
     /// let numbers = Generator<Int, Void, Void> { y in for i in 1...3 { try y.yield(i) } }
@@ -101,16 +89,12 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
         })
     }
 
-    /// Delegates to another async generator until it returns (ES2018's `yield*` in an async
-    /// generator): each of its steps is awaited as an `rj_await` is, its values pass through,
-    /// the inputs and errors of this generator's requests are forwarded, and closing this
-    /// generator closes it first.
+    /// Delegates to another async generator until it returns (ES2018's `yield*`): each of its
+    /// steps is awaited as an `rj_await` is; values, inputs, errors and a close go through as for
+    /// a ``Generator``.
     ///
     /// ```swift
-    /// let pages = AsyncGenerator<String, Void, Void> { y in
-    ///     try y.yieldAll(firstPage)
-    ///     try y.yieldAll(secondPage)
-    /// }
+    /// let pages = AsyncGenerator<String, Void, Void> { y in try y.yieldAll(firstPage); try y.yieldAll(secondPage) }
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: AsyncGenerator<Element, Input, R>) throws -> R {
@@ -123,11 +107,10 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
         })
     }
 
-    /// A forwarded step of `yieldAll(_:)` threw `error`: `nil` when that means the inner
-    /// completed by closing, or when this body is released while it waits (it cannot wait for
-    /// the inner's close: it goes on closing, and the inner is closed by its own release, as a
-    /// suspended Generator's is); otherwise `error` goes on. Out of line: the catch patterns
-    /// cost the per-value path an existential buffer even when nothing throws.
+    /// A forwarded step of `yieldAll(_:)` threw `error`: `nil` when the inner completed by closing,
+    /// or when this body is released while it waits (it goes on closing; the inner is closed by its
+    /// own release); otherwise `error` goes on. Out of line: the catch patterns cost the per-value
+    /// path an existential buffer even when nothing throws.
     @usableFromInline @inline(never)
     func delegatedStepFailed<R>(_ error: any Error, inner: AsyncGeneratorStorage<Element, Input, R>) throws
         -> GeneratorStep<Element, R>?
@@ -139,10 +122,9 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
 }
 
 extension AsyncYielder {
-    /// Yields every element of `sequence`, in order (ES2018's `yield*` of an array or another
-    /// iterable): the inputs of the requests that resume the body are dropped; a `throw`, a
-    /// close or a cancellation at one of these yields stops the loop and comes out of
-    /// `yieldAll`, as from a plain `yield`.
+    /// Yields every element of `sequence`, in order (ES2018's `yield*` of an iterable); the
+    /// requests' inputs are dropped; a `throw`, close or cancellation at one of these yields stops
+    /// the loop and comes out of `yieldAll`.
     ///
     /// ```swift
     /// let g = AsyncGenerator<Int, Void, Void> { y in try y.yieldAll(1...3) }
@@ -152,13 +134,10 @@ extension AsyncYielder {
         for element in sequence { _ = try yield(element) }
     }
 
-    /// Yields every element of an `AsyncSequence` (an `AsyncStream`, an `AsyncThrowingStream`,
-    /// a sequence of your own), in order, each awaited as `rj_awaitValue(nextOf:)` awaits it
-    /// (ES2018's `yield*` of an async iterable): the sequence's error comes out of `yieldAll`;
-    /// a `throw` or a close of this generator at one of these yields stops the loop, drops the
-    /// iterator (Swift's async iterators have no close: an `AsyncStream` ends once nothing holds
-    /// it) and comes out of `yieldAll`; a cancellation of the generator cancels the pending
-    /// element (an `AsyncStream` ends) and throws `CancellationError`.
+    /// Yields every element of an `AsyncSequence`, in order, each awaited as
+    /// `rj_awaitValue(nextOf:)` awaits it (ES2018's `yield*` of an async iterable): the sequence's
+    /// error comes out of `yieldAll`; a `throw` or close at one of these yields drops the iterator
+    /// (Swift's async iterators have no close); a cancellation cancels the pending element.
     ///
     /// ```swift
     /// let stream = AsyncStream<Int> { c in c.yield(5); c.yield(6); c.finish() }
@@ -176,9 +155,7 @@ extension AsyncYielder where Element == Void {
     /// fed with `next(_:)`; its first `next` starts it, as an async generator's always does.
     ///
     /// ```swift
-    /// let logger = AsyncGenerator<Void, String, Void> { y in
-    ///     while true { print(try y.receive()) }
-    /// }
+    /// let logger = AsyncGenerator<Void, String, Void> { y in while true { print(try y.receive()) } }
     /// ```
     @inlinable @discardableResult
     public func receive() throws -> Input {

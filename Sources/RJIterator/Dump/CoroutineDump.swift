@@ -1,10 +1,8 @@
 import CRJContext
 
-/// A snapshot of every live generator, `RJIterator`, `rj_async` task and `AsyncGenerator`:
-/// what each is, where it was made, its state, what it waits on and, for a suspended one,
-/// where it is suspended (its call stack, read from its saved context). Made by
-/// ``RJRuntime/dump(stuckAfter:)``; its `description` is the text a person reads, one block
-/// per group of coroutines with identical stacks, as Go prints goroutines.
+/// A snapshot of every live generator, `RJIterator`, `rj_async` task and `AsyncGenerator`, made
+/// by ``RJRuntime/dump(stuckAfter:)``: what each is, where it was made, its state, what it waits
+/// on, and where a suspended one is suspended. Its `description` groups identical stacks, as Go does.
 ///
 /// ```swift
 /// let dump = RJRuntime.dump()
@@ -34,8 +32,7 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
         /// if case .timeout(let left)? = coroutine.waiting { print("times out in \(left) s") }
         /// ```
         public enum Waiting: Sendable, Equatable, CustomStringConvertible {
-            /// In `yield`: for its consumer's next `next` (a generator's body, or an async
-            /// generator's between requests).
+            /// In `yield`: for its consumer's next request.
             case yield
             /// In `yieldAll`: for the generator it delegates to (listed with its delegator).
             case delegation
@@ -43,8 +40,7 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
             case callback
             /// In `rj_await` of a promise that has not settled.
             case promise
-            /// In `rj_await(_:timeout:)`; the seconds left before it times out (negative: the
-            /// timeout is due and waits for its queue).
+            /// In `rj_await(_:timeout:)`; the seconds left before it times out (negative: overdue).
             case timeout(remaining: Double)
             /// In `rj_awaitValue` of a Swift `async` function.
             case asyncFunction
@@ -54,8 +50,7 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
             case firstOf(Int)
             /// In `rj_await(nextOf:)` (or `yieldAll`) of an async generator, for its next step.
             case nextStep
-            /// In `rj_awaitValue(nextOf:)` (or `yieldAll`) of an `AsyncSequence`, for its next
-            /// element.
+            /// In `rj_awaitValue(nextOf:)` (or `yieldAll`) of an `AsyncSequence`.
             case asyncSequence
 
             public var description: String {
@@ -92,15 +87,13 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
         public let id: UInt64?
         public let kind: Kind
         public let state: GeneratorState
-        /// Where it was made: the file (`#fileID`) and line of the call of the initialiser or
-        /// of `rj_async`.
+        /// Where it was made: the `#fileID` and line of the initialiser's or `rj_async`'s call.
         public let file: String
         public let line: Int
         /// Its stack mode, once it has run.
         public let stackMode: StackMode?
-        /// The thread id (as `gettid` gives it, the id `top` and debuggers show) it runs on, if
-        /// it runs on the thread that took the dump, or last ran on, if suspended; `nil` for one
-        /// running on another thread (reading that thread's state would slow every switch).
+        /// The thread id (`gettid`'s, as `top` and debuggers show it) it runs on, if that is the
+        /// thread taking the dump, or last ran on, if suspended; `nil` otherwise.
         public let thread: Int?
         /// What it waits for, if suspended.
         public let waiting: Waiting?
@@ -109,13 +102,11 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
         /// For how long it has waited, in seconds, when that is known: an await's suspension
         /// is timed; a suspension in `yield` is not (timing every yield would cost every switch).
         public let waitingFor: Double?
-        /// Where it is suspended, innermost first: the body's functions, without the library's
-        /// own frames above and below them. Empty unless suspended (see docs/debugging.md for
-        /// when frames may be missing).
+        /// Where it is suspended, innermost first, without the library's own frames; empty unless
+        /// suspended (docs/debugging.md, "What a stack looks like, and when frames are missing").
         public let frames: [Frame]
-        /// Suspended in an await for at least the dump's `stuckAfter` (a callback never called,
-        /// a promise never settled), or in one whose timeout is overdue (its queue does not run).
-        /// An await with a timeout still ahead is not stuck.
+        /// Suspended in an await for at least the dump's `stuckAfter`, or in one whose timeout is
+        /// overdue (its queue does not run); an await whose timeout is still ahead is not stuck.
         public let isStuck: Bool
 
         /// Why it looks stuck, when `isStuck`: `"callback not called after 12 s"`.

@@ -9,20 +9,17 @@ func debugText(of host: _RJCoroutineHost) -> String {
 }
 
 extension RJIterator: CustomDebugStringConvertible {
-    /// The iterator's state, where it was made and, if suspended, the functions of its body it
-    /// is suspended in (as in ``RJRuntime/dump(stuckAfter:)``).
+    /// The iterator's state, where it was made and, if suspended, where (as in a dump).
     ///
     /// ```swift
-    /// let it = RJIterator { rj_yield(1); return nil }
-    /// _ = it.next()
-    /// print(it.debugDescription)   // "#3 RJIterator, suspended in yield, made at ..."
+    /// _ = it.next(); print(it.debugDescription)   // "#3 RJIterator, suspended in yield, made at ..."
     /// ```
     public var debugDescription: String { debugText(of: core) }
 }
 
 extension RJAsyncTask: CustomDebugStringConvertible {
-    /// The task's state, what its body waits on, for how long, and where (as in
-    /// ``RJRuntime/dump(stuckAfter:)``); `"rj_async task, finished"` once its body has ended.
+    /// The task's state, what its body waits on and where (as in a dump); `"rj_async task,
+    /// finished"` once its body has ended.
     ///
     /// ```swift
     /// let task = rj_async(on: queue) { _ = rj_await(fetch()) }
@@ -35,8 +32,7 @@ extension RJAsyncTask: CustomDebugStringConvertible {
 }
 
 extension AsyncGenerator: CustomDebugStringConvertible {
-    /// The async generator's state, what its body waits on and where (as in
-    /// ``RJRuntime/dump(stuckAfter:)``).
+    /// The async generator's state, what its body waits on and where (as in ``RJRuntime/dump(stuckAfter:)``).
     ///
     /// ```swift
     /// let g = AsyncGenerator<Int, Void, Void> { y in try y.yield(1) }
@@ -46,13 +42,12 @@ extension AsyncGenerator: CustomDebugStringConvertible {
 }
 
 extension Generator: CustomDebugStringConvertible {
-    /// The generator's state, where it was made and, if suspended, where: the functions of its
-    /// body it is suspended in, innermost first (as in ``RJRuntime/dump(stuckAfter:)``).
+    /// The generator's state, where it was made and, if suspended, the functions of its body it is
+    /// suspended in, innermost first (as in ``RJRuntime/dump(stuckAfter:)``).
     ///
     /// ```swift
     /// let g = Generator<Int, Void, Void> { y in try y.yield(1) }
-    /// _ = try g.next()
-    /// print(g.debugDescription)
+    /// _ = try g.next(); print(g.debugDescription)
     /// // #3 Generator, suspended in yield, made at Demo/main.swift:1, last ran on thread 4242, dedicated stack
     /// //     closure #1 (RJIterator.Yielder<Swift.Int, ()>) throws -> () in Demo ... + 97  (Demo)
     /// ```

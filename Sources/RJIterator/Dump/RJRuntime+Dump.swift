@@ -7,19 +7,14 @@ import Glibc
 import Darwin
 #endif
 
-// How a dump reads the coroutines (docs/debugging.md has the user's side):
-//
+// How a dump reads the coroutines (users' side: docs/debugging.md; fields: docs/swift-core.md, "What a dump reads"):
 // - Every generator object is in a registry (rj_registry.c) from its initialiser to the first
-//   line of its `deinit`. A dump announces itself before it reads the registry and until it is
-//   over: an object whose last reference goes meanwhile waits in its `deinit`, so no object read
-//   here is freed.
-// - A suspended generator is *held* while its stack is read: its state word moves
-//   `suspended -> running` with the same compare-exchange a resume uses, so no thread can resume
-//   it meanwhile, and `rj_dump_hold` tells a resume that finds it `running` to wait a moment
-//   instead of reporting it busy. The exchange also orders every field the body's thread wrote
-//   before it suspended (the coroutine, the await's kind and time) before these reads.
-// - Fields of a generator that runs on another thread are not read (its coroutine pointer is
-//   written by that thread); a generator this dump runs inside is read as running here.
+//   line of its `deinit`; while a dump is announced, an object whose last reference goes waits
+//   in its `deinit`, so no object read here is freed.
+// - A suspended generator is *held* while its stack is read (`holdForDump`: the compare-exchange
+//   a resume uses, which also orders what the body's thread wrote before these reads);
+//   `rj_dump_hold` tells a resume that finds it `running` to wait a moment.
+// - Fields of a generator that runs on another thread are not read (that thread writes them).
 // - Names are looked up after the registry is let go: reading symbol tables takes time.
 
 /// What was read of one generator while the registry was held.
@@ -48,14 +43,10 @@ private struct RawCoroutine {
 }
 
 extension RJRuntime {
-    /// A snapshot of every live coroutine: each `Generator`, `RJIterator`, `rj_async` task and
-    /// `AsyncGenerator` alive now, with its kind, state, where it was made, what it waits on
-    /// and, if suspended, the functions it is suspended in. Print it for the text (grouped by
-    /// identical stacks, stuck ones first), or read its values.
-    ///
-    /// A suspended coroutine is held for the moment its stack is read (a resume on another
-    /// thread waits that long); creating and releasing generators waits while the dump reads.
-    /// Any thread may take a dump, also from inside a body.
+    /// A snapshot of every live `Generator`, `RJIterator`, `rj_async` task and `AsyncGenerator`:
+    /// kind, state, where it was made, what it waits on and, if suspended, where. Print it for the
+    /// text, or read its values. Any thread may take one, also from inside a body; what it costs
+    /// the program meanwhile: docs/debugging.md ("Costs").
     ///
     /// - Parameter stuckAfter: an await suspended at least this many seconds is marked
     ///   `isStuck` (a callback never called, a promise never settled).
@@ -188,10 +179,9 @@ extension RJRuntime {
         return names.coroutine(from: raw, stuckAfter: .infinity)
     }
 
-    /// Writes ``dump(stuckAfter:)`` to standard error whenever the process receives `signal`
-    /// (for example `kill -USR1 <pid>`), without stopping the program: the handler only wakes
-    /// a thread of the library's, which takes the dump. Replaces the signal's previous
-    /// handler. Call it once, early (again: only the threshold changes).
+    /// Writes ``dump(stuckAfter:)`` to standard error whenever the process receives `signal`,
+    /// without stopping the program; replaces the signal's previous handler. Call it once, early
+    /// (docs/debugging.md, "Threads and signals").
     ///
     /// ```swift
     /// RJRuntime.installDumpSignal(SIGUSR1)
@@ -289,10 +279,9 @@ private struct SymbolCache {
         return String(cString: out)
     }
 
-    /// Whether a frame is the library's machinery around a body (the resume and yield paths,
-    /// the body's entry), which the dump leaves out: a function of the C core, or one whose
-    /// innermost named context is in the `RJIterator` module (a closure counts as the function
-    /// it is in; specialised library code lives in the caller's image but keeps its name).
+    /// Whether a frame is the library's machinery around a body, which the dump leaves out: a C core
+    /// function, or one whose innermost named context is in the `RJIterator` module (a closure counts
+    /// as its function; specialised library code lives in the caller's image but keeps its name).
     static func isMachinery(_ frame: CoroutineDump.Frame) -> Bool {
         guard var symbol = frame.symbol else { return false }
         // The C core's functions (a Swift name has a module and a dot).

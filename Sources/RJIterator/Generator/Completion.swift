@@ -7,16 +7,14 @@ enum Completion<Return> {
     case closed
 }
 
-/// A completed generator's completion, kept without its static type. `none` until the body
-/// ends: an `ErasedCompletion?` would be stored and destroyed through `Optional`'s generic value
-/// witnesses, on every generator's creation and release (docs/performance.md).
+/// A completed generator's completion, kept without its static type; `none` until the body ends
+/// (an `ErasedCompletion?` would go through `Optional`'s value witnesses at every creation and release).
 @usableFromInline
 enum ErasedCompletion {
     case none
     case returned(Any)
-    /// Returned a trivial value of at most three words, kept as its bytes: nothing to destroy
-    /// (an `Any` is destroyed through its type's value witnesses, even for an `Int`). No larger
-    /// than `returned`'s payload.
+    /// Returned a trivial value of at most three words, kept as its bytes (no larger than
+    /// `returned`'s payload): nothing to destroy, where an `Any` goes through value witnesses.
     case returnedInline(UInt64, UInt64, UInt64)
     case threw(any Error)
     case closed

@@ -1,30 +1,16 @@
-// The delegation loop (ES6 `yield*`, Python `yield from`), one for both yielders: a body's
-// `Yielder.yieldAll` and `AsyncYielder.yieldAll` (of a generator or of an async generator) run
-// it with their own way of handing a value out and of stepping the inner generator.
-//
-// ES6's rules, decided here once:
-// - the inner's values pass out; what the body is resumed with is forwarded: an input as the
-//   inner's `next`, an error as its `throw`;
-// - a close of the body (its `return(v)`, its release, its own delegator's close) is forwarded
-//   as the inner's `return(v)` when the return types agree, as a close otherwise. If that
-//   completes the inner, the body goes on closing, and a forwarded return completes it with the
-//   inner's value. If the inner answers by yielding, the return is spent: the delegation goes
-//   on as if it had been a `next` (unless the body is being released: the value has nowhere
-//   to go, and the body unwinds);
-// - when the inner returns, `yieldAll` returns its value.
+// The delegation loop (ES6 `yield*`, Python `yield from`), one for both yielders
+// (docs/swift-core.md, "Delegation"). The rules it decides are the rows of docs/generators.md
+// ("Return, throw and close, beside ES6 and Python"): inputs and errors are forwarded; a close
+// of the body goes to the inner as its `return(v)` when the return types agree, else as a close.
 
 /// Runs a delegation from the body of `host` to an inner generator until the inner returns.
 ///
 /// - Parameters:
 ///   - first: the inner's first step (started, or resumed with a made-up Void input).
-///   - handOut: hands a value of the inner out to this generator's caller, suspending the body;
-///     returns how the body was resumed.
-///   - step: performs one forwarded operation on the inner; `nil` when it completed the inner
-///     by closing it.
+///   - handOut: hands a value of the inner out, suspending the body; returns how it was resumed.
+///   - step: performs one forwarded operation on the inner; `nil` when it closed the inner.
 ///   - innerEndedMeanwhile: after each hand-out, how the inner ended if the resumer drove it to
-///     its end itself while this body was suspended (only `Yielder.yieldAll` of a generator,
-///     whose chain the resumer runs: Generator+Delegation.swift), `nil` as `step`'s; `nil` when
-///     it did not (the default: nobody else drives an inner).
+///     its end (only `Yielder.yieldAll` of a generator: Generator+Delegation.swift); else `nil`.
 @inlinable @inline(__always)
 func delegateAll<Element, Input, R>(
     from host: Unmanaged<_RJCoroutineHost>, first: GeneratorStep<Element, R>,

@@ -1,26 +1,19 @@
 import RJLocks
 
 extension Generator {
-    /// Closes the generator, whatever its `Return` type (Python's `gen.close()`): the
-    /// suspended `yield` throws the exit signal, so pending `defer` blocks and `catch` clauses
-    /// run, and the generator completes without a return value (later `next` calls throw
-    /// ``GeneratorError/closed``). While the body delegates with `yieldAll`, the inner
-    /// generator is closed first. A generator that never started completes without running;
-    /// one that has completed is left as it is.
+    /// Closes the generator, whatever its `Return` type (Python's `gen.close()`): the suspended
+    /// `yield` throws the exit signal, cleanups run, and the generator completes without a return
+    /// value (later `next` calls throw ``GeneratorError/closed``). A delegate is closed first; a
+    /// fresh generator completes without running; a completed one is left as it is.
     ///
     /// - Throws: an error the body throws while closing, or ``GeneratorError/ignoredClose``
     ///   when a cleanup yields: the generator then stays suspended at that `yield`, as in
     ///   Python ("generator ignored GeneratorExit").
     ///
     /// ```swift
-    /// let lines = Generator<String, Void, Int> { y in
-    ///     defer { print("file closed") }
-    ///     try y.yield("first line")
-    ///     try y.yield("second line")
-    ///     return 2
-    /// }
-    /// print(try lines.nextValue()!)   // first line
-    /// try lines.close()               // file closed
+    /// let lines = Generator<String, Void, Int> { y in defer { print("file closed") }; try y.yield("a"); return 1 }
+    /// _ = try lines.nextValue()   // "a"
+    /// try lines.close()           // file closed
     /// ```
     @inlinable
     public func close() throws {
@@ -36,10 +29,9 @@ extension Generator {
 }
 
 extension _RJCoroutineHost {
-    /// Runs `operation`, an operation on this generator that may close it: `nil` when it
-    /// completed the generator by closing it, which throws `GeneratorError.closed`. The one
-    /// place that tells that close from a body that threw `closed` itself (its own error, to
-    /// pass on), for `close()`, delegation (`yieldAll`) and the async generator's.
+    /// Runs `operation`, which may close this generator: `nil` when it completed it by closing. The
+    /// one place that tells that close from a body that threw `closed` itself (its own error, to
+    /// pass on), for `close()`, `yieldAll` and the async generator's.
     @inlinable
     final func unlessClosed<T>(_ operation: () throws -> T) throws -> T? {
         do {

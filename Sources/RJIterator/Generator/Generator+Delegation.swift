@@ -1,24 +1,11 @@
 import CRJContext
 import RJLocks
 
-// Delegation between generators (`Yielder.yieldAll`) without a switch per level.
-//
-// A body that delegates to `inner` takes `inner`'s state word (`running`) and keeps it for
-// the whole delegation: `inner` is owned by the delegating generator, and nobody else can
-// resume it meanwhile. The body records the link (`delegate` / `delegator`) and suspends
-// once, handing out `inner`'s first value. From then on, a `next` on the delegating
-// generator does not switch into its body: it switches straight into the deepest generator
-// of the chain (`resumeChain`), whose yielded value goes straight to the caller. So a
-// value costs one round trip whatever the depth of the chain of `yieldAll`s, where a body
-// that forwarded each value itself would cost one per level.
-//
-// Only when a delegate completes does its delegator's body run again (its `delegateEnded` flag set):
-// `yieldAll` reads the outcome and the body goes on, or yields, or delegates anew, or
-// completes in its turn (and its own delegator runs). `throw`, `return` and `close` go
-// through the delegating body, which forwards them to `inner`, one level at a time: they
-// are rare, and their semantics (ES6's `yield*`) are decided in the delegation loop
-// (Delegation.swift), which the async yielder shares.
-//
+// Delegation between generators (`Yielder.yieldAll`) without a switch per level
+// (docs/generators.md, "Delegation: `yieldAll` without a switch per level"): a `next` switches
+// straight into the deepest generator of the chain (`resumeChain`); a delegator's body runs
+// again only when its delegate completes (`delegateEnded`). `throw`, `return` and `close` go
+// through each delegating body (Delegation.swift's loop), one level at a time.
 // All of a chain is touched by one thread at a time: the one that holds the outermost
 // generator's `running` state. The delegates' own state words stay `running` meanwhile.
 
@@ -51,10 +38,9 @@ extension _RJCoroutineHost {
         deepestDelegate = nil
     }
 
-    /// Switches into this delegate with `inbox`, the caller's local holding its signal, and
-    /// `outbox` for the value it yields; nothing typed is needed (a body that ends keeps its own
-    /// outcome, `completionBox` being nil). Returns `true` when its body ended (then it is
-    /// `completed`), as `switchIn` does. Called by the thread that owns the chain.
+    /// Switches into this delegate (`inbox`: the caller's local holding its signal; `outbox`: for
+    /// the value it yields); untyped, as a body that ends keeps its own outcome. Returns `true` when
+    /// its body ended (it is then `completed`). Called by the thread that owns the chain.
     @usableFromInline
     final func switchIntoDelegate(outbox: UnsafeMutableRawPointer, inbox: UnsafeMutableRawPointer) -> Bool {
         guard switchIn(coro.unsafelyUnwrapped, inbox: inbox, outbox: outbox, completionBox: nil) else { return false }
@@ -64,10 +50,9 @@ extension _RJCoroutineHost {
 }
 
 extension Generator {
-    /// `next(input)` on a generator whose body is suspended in `yieldAll`: resumes the
-    /// deepest delegate with `input`. A delegate that completes resumes its delegator's
-    /// body, and so on up; the first one that yields gives this call its value. Called
-    /// holding `running`.
+    /// `next(input)` on a generator whose body is suspended in `yieldAll`: resumes the deepest
+    /// delegate; a delegate that completes resumes its delegator's body, and so on up, until one
+    /// yields. Called holding `running`.
     @inlinable
     func resumeChain(with input: Input) throws -> GeneratorStep<Element, Return> {
         var node = deepestDelegate ?? deepestOfChain()
@@ -117,8 +102,7 @@ extension Generator {
     }
 
     /// One forwarded operation on this delegate, which the delegating body owns: `nil` when it
-    /// completed this generator by closing it, which the delegation loop turns into the body's
-    /// own exit.
+    /// closed this generator (the delegation loop turns that into the body's own exit).
     @inlinable
     func stepForDelegator(_ operation: GeneratorOperation<Input, Return>) throws -> GeneratorStep<Element, Return>? {
         try unlessClosed { try carryOut(machine.beginForDelegator(operation), heldByDelegator: true) }

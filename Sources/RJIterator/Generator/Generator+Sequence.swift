@@ -2,18 +2,9 @@ import CRJContext
 
 /// `for x in generator`: a generator with `Input == Void` is a single-pass `Sequence`.
 ///
-/// A Swift for-in loop cannot rethrow, so when the generator's body throws during iteration:
-/// - inside another generator's body (a pipeline stage, an `rj_async` body, an async
-///   generator's body), the loop ends and the error is kept for that body: its next `yield`
-///   throws it, and if it ends first, it ends by throwing it (its return value is dropped). So
-///   the error reaches the consumer of the pipeline, every `defer` on the way runs, and the
-///   stage cannot complete as if its input had ended normally;
-/// - anywhere else (top-level code, a plain function), there is nobody to give it to: the
-///   program stops with a message naming the error and the idioms that throw.
-///
-/// Where the generator may throw, iterate with `while let x = try g.nextValue()`,
-/// ``Generator/forEach(_:)`` or ``Generator/collect()``, which throw at once
-/// (docs/generators.md, "for-in and errors").
+/// A Swift for-in cannot rethrow: a body's error goes to the running generator body, if any,
+/// else the program stops. Where the generator may throw, use `try g.nextValue()`,
+/// ``Generator/forEach(_:)`` or ``Generator/collect()`` (docs/generators.md, "for-in and errors").
 ///
 /// ```swift
 /// let squares = Generator<Int, Void, Void> { y in for i in 1...3 { try y.yield(i * i) } }
@@ -30,19 +21,12 @@ extension Generator: Sequence where Input == Void {
 }
 
 /// A generator with `Input == Void` is an `IteratorProtocol` too, so that a `Sequence` type can
-/// return one from `makeIterator()`. Its `next() -> Element?` is for code that takes any iterator:
-/// `try g.next()` still means the throwing `next()` that returns a
-/// `GeneratorStep` (this one is disfavoured), and a body that throws is handled as in a for-in
-/// (the `Sequence` conformance above says how).
+/// return one from `makeIterator()`. Its `next() -> Element?` is disfavoured: `try g.next()`
+/// still means the throwing `next()`; a body that throws is handled as in a for-in.
 ///
 /// ```swift
-/// struct Countdown: Sequence {
-///     let from: Int
-///     func makeIterator() -> RJIterator.Generator<Int, Void, Void> {
-///         RJIterator.Generator { y in for i in stride(from: from, through: 1, by: -1) { try y.yield(i) } }
-///     }
-/// }
-/// Array(Countdown(from: 3))   // [3, 2, 1]
+/// // in a `Sequence` type (the whole example is `RJIterator.Generator`'s):
+/// func makeIterator() -> RJIterator.Generator<Int, Void, Void> { .init { y in try y.yield(1) } }
 /// ```
 extension Generator: IteratorProtocol where Input == Void {
     @inlinable @_disfavoredOverload
@@ -80,9 +64,8 @@ public struct GeneratorIterator<Element, Return>: IteratorProtocol {
     }
 }
 
-/// A for-in over a generator (or a tee reader) whose body threw: inside a generator's body, the
-/// error is kept for that body's next `yield` or its end, and the loop ends; elsewhere the
-/// program stops with a message (`Generator`'s `Sequence` conformance says why).
+/// A for-in over a generator (or a tee reader) whose body threw: the error goes to the running
+/// generator body, if any; elsewhere the program stops (`Generator`'s `Sequence` conformance).
 @usableFromInline @inline(never)
 func forInFailed(_ error: any Error, iterating what: String) {
     if let current = rj_coro_current(), let owner = rj_coro_owner(current) {
@@ -96,9 +79,8 @@ func forInFailed(_ error: any Error, iterating what: String) {
 }
 
 extension Generator where Input == Void {
-    /// Runs `body` on every value the generator yields, until the generator returns; the
-    /// throwing counterpart of `for x in generator`. An error of the generator's body, or of
-    /// `body`, is thrown out; when `body` throws, the generator is left suspended where it was.
+    /// Runs `body` on every value the generator yields until it returns (a throwing `for x in
+    /// generator`); errors are thrown out, and when `body` throws the generator stays suspended.
     ///
     /// ```swift
     /// let g = Generator<Int, Void, Void> { y in try y.yield(1); try y.yield(2) }

@@ -4,35 +4,27 @@
 /// do { _ = try gen.next() } catch GeneratorError.alreadyRunning { ... }
 /// ```
 public enum GeneratorError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// An operation (`next`, `send`, `start`, `return`, `throw`, `close`, `yieldAll`) was called
-    /// on a generator that is running: from inside its own body, from a second thread while a
-    /// first one runs it, or on a generator another body delegates to with `yieldAll`. Resume it
-    /// only after the running call has returned.
+    /// An operation was called on a generator that is running: from inside its own body, from a
+    /// second thread, or on a generator another body delegates to with `yieldAll`.
     case alreadyRunning
-    /// No stack could be allocated when the generator first ran; the message names the cause
-    /// and the setting to change.
+    /// No stack could be allocated when the generator first ran; the message says why and what to change.
     case stackAllocationFailed(String)
-    /// The generator was closed (``Generator/close()``, or by a delegating generator that was
-    /// itself closed) and has no return value to report: every later `next` throws this.
+    /// The generator was closed (``Generator/close()``, or by a closed delegator) and has no return
+    /// value: every later `next` throws this.
     case closed
-    /// `yieldAll` was given a generator that is already suspended at a `yield` and whose
-    /// `Input` is not `Void`, so there is no input to resume it with. Delegate to a fresh
-    /// generator, or resume it yourself first.
+    /// `yieldAll` was given a generator suspended at a `yield` whose `Input` is not `Void`: there
+    /// is no input to resume it with. Delegate to a fresh generator.
     case delegateAlreadyStarted
-    /// ``Generator/start()`` was called on a generator that has already started: resume it
-    /// with ``Generator/next(_:)`` or ``Generator/send(_:)`` instead.
+    /// ``Generator/start()`` on a generator that has already started: use ``Generator/send(_:)``.
     case alreadyStarted
     /// ``Generator/send(_:)`` was called on a generator that has not started: its body has no
-    /// `yield` yet to receive the value. Call ``Generator/start()`` first (Python raises a
-    /// `TypeError` here for the same reason).
+    /// `yield` yet to receive the value. Call ``Generator/start()`` first.
     case notStarted
-    /// ``Generator/start()``, ``Generator/send(_:)`` or ``Generator/nextValue()`` found the
-    /// body returned instead of yielding (Python's `StopIteration`); its return value is
-    /// ``Generator/returnedValue``.
+    /// ``Generator/start()``, ``Generator/send(_:)`` or ``Generator/nextValue()`` found the body
+    /// returned instead of yielding (Python's `StopIteration`): see ``Generator/returnedValue``.
     case finished
     /// The body yielded while ``Generator/close()`` closed it (Python's "generator ignored
-    /// GeneratorExit"): a cleanup must not yield during a close. The generator stays
-    /// suspended at that `yield`.
+    /// GeneratorExit"); the generator stays suspended at that `yield`.
     case ignoredClose
 
     public var description: String {

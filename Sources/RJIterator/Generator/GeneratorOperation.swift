@@ -1,12 +1,8 @@
-// The vocabulary of a generator's life: what a caller asks of a generator (`GeneratorOperation`,
-// for `Generator` and `AsyncGenerator` alike), what the state machine tells it to do
-// (`GeneratorAction`, after `acquire` says what it found: `Acquisition`) and what the body's
-// suspended `yield` is told when it is switched back into (`ResumeSignal`). The state machine
-// (GeneratorStateMachine.swift) turns the first into the others.
+// The vocabulary of a generator's life; the state machine (GeneratorStateMachine.swift) turns
+// an operation into an action.
 
-/// What a caller asks of a generator: every public call of `Generator`, of `AsyncGenerator`,
-/// of a delegation and of the seed API is one of these. The state machine answers each with a
-/// ``GeneratorAction`` for the state it finds.
+/// What a caller asks of a generator (every public call of `Generator`, `AsyncGenerator`, a
+/// delegation and the seed API); the state machine answers with a ``GeneratorAction``.
 @usableFromInline
 enum GeneratorOperation<Input, Return> {
     /// `next(input)`: resume the body with `input`; a fresh body starts and the input is ignored.

@@ -1,27 +1,21 @@
 import CRJContext
 import RJLocks
 
-// The one writer of a generator's state (after swift-async-algorithms' `MergeStateMachine` and
-// SwiftNIO's `NIOThrowingAsyncSequenceProducerStateMachine`). docs/swift-core.md ("One state
-// machine") has its table of what each operation does in each state, which `begin`,
-// `completedAction` and `resumeAction` follow case by case, and why the atomics and the
-// holder's fields are separate stored properties. Invariants kept here:
+// The one writer of a generator's state (after swift-async-algorithms' `MergeStateMachine`).
+// docs/swift-core.md ("One state machine") has the table that `begin`, `completedAction` and
+// `resumeAction` follow case by case. Invariants kept here:
 // - Nothing else writes these fields (`.ci/check-structure` checks it).
 // - Only the state word and its hint are touched by two threads at once: `created`/`suspended`
 //   -> `running` is an acquiring compare-exchange, the way back a releasing store, so what the
 //   body wrote is visible to the next resumer on any thread.
-// - A `fail` after the word was taken gives it back as it was taken (`giveBack`) before the
-//   action is returned.
+// - A `fail` after the word was taken gives it back as taken (`giveBack`) first.
 // - A delegate is held `running` by its delegating body: the forwarded operations use
 //   `beginForDelegator`, which takes nothing; a delegation that ends early gives it back
 //   (`giveBackFromDelegator`).
 
-/// A generator's state machine: the one writer of its state word (`stateWord`, with the
-/// first-acquire hint `mayBeFresh`) and of what the holder of `running` keeps beside it
-/// (`kept`). A view of those fields of the generator object (`_RJCoroutineHost.machine`): the
-/// atomics are separate stored properties, which any thread may touch at any time, and `kept`
-/// is modified only by the thread that holds `running`, after it took it; no access to the one
-/// overlaps an access to the other (ThreadSanitizer checks Swift's accesses too).
+/// A generator's state machine: a view of the generator's `stateWord` and `mayBeFresh` (atomics:
+/// any thread, any time) and `kept` (only the thread holding `running`), separate stored
+/// properties so that no access to one overlaps one to the other (ThreadSanitizer checks both).
 @usableFromInline
 struct GeneratorStateMachine {
     /// The generator, unretained: the view lives only while its generator does (a reference
@@ -33,7 +27,6 @@ struct GeneratorStateMachine {
         self.host = Unmanaged.passUnretained(host)
     }
 
-    /// Runs `body` with the generator, borrowed without a retain.
     @inlinable @inline(__always)
     func with<T>(_ body: (_RJCoroutineHost) -> T) -> T {
         host._withUnsafeGuaranteedRef(body)
@@ -82,9 +75,8 @@ struct GeneratorStateMachine {
         }
     }
 
-    /// The action for `operation` on a completed generator, which takes nothing and changes
-    /// nothing (any thread may ask, once it has seen `completed`). As in ES6, a completed
-    /// generator keeps its outcome for `next`; `return(v)` answers `v`, `throw(e)` throws `e`.
+    /// The action for `operation` on a completed generator: takes and changes nothing (any thread,
+    /// once it has seen `completed`). As in ES6: `return(v)` answers `v`, `throw(e)` throws `e`.
     @inlinable
     func completedAction<Input, Return>(_ operation: GeneratorOperation<Input, Return>) -> GeneratorAction<Input, Return> {
         switch operation {
@@ -94,8 +86,7 @@ struct GeneratorStateMachine {
         }
     }
 
-    /// The action for an operation on a delegate its owner holds `running` (nothing to take):
-    /// a suspended one is resumed, a completed one reports its outcome.
+    /// The action for an operation on a delegate its owner holds `running` (nothing to take).
     @inlinable @inline(__always)
     func beginForDelegator<Input, Return>(_ operation: GeneratorOperation<Input, Return>) -> GeneratorAction<Input, Return> {
         with { h in
@@ -117,8 +108,7 @@ struct GeneratorStateMachine {
             if taken { giveBack(.suspended) }
             return .fail(GeneratorError.alreadyStarted)
         case .delegate:
-            // A delegation to a generator someone already started: only a Void input can be
-            // made up.
+            // A delegation to a started generator: only a Void input can be made up.
             guard let input = () as? Input else {
                 if taken { giveBack(.suspended) }
                 return .fail(GeneratorError.delegateAlreadyStarted)
@@ -183,9 +173,8 @@ struct GeneratorStateMachine {
         _ = rj_dump_holds(object)
     }
 
-    /// Gives `running` back as it was taken (`created` or `suspended`): the operation found it
-    /// could not go on (a `send` before the start, a `start` after it, a delegation that cannot
-    /// make up an input, no stack for the body).
+    /// Gives `running` back as it was taken (`created` or `suspended`): the operation could not go
+    /// on (a `send` before the start, a `start` after it, `delegateAlreadyStarted`, no stack).
     @inlinable @inline(__always)
     func giveBack(_ taken: Acquisition) {
         with { h in
@@ -204,9 +193,8 @@ struct GeneratorStateMachine {
         }
     }
 
-    /// Keeps how the body ended, once (by the body when nobody typed waits, or by
-    /// `completed(with:)`). Initialised over the trivial `.none` it holds: an assignment goes
-    /// through `ErasedCompletion`'s value witnesses.
+    /// Keeps how the body ended, once (by the body when nobody typed waits, or by `completed(with:)`),
+    /// initialised over the trivial `.none`: an assignment goes through the value witnesses.
     @inlinable @inline(__always)
     func keep(_ ended: consuming ErasedCompletion) {
         // The generator's address, without a closure (which would capture `ended`).
@@ -229,15 +217,12 @@ struct GeneratorStateMachine {
         with { $0.stateWord.store(.completed, ordering: .releasing) }
     }
 
-    /// How the body ended (`none` until it has).
     @inlinable
     var outcome: ErasedCompletion { with { $0.kept.outcome } }
 
-    /// Whether release is closing the body.
     @inlinable
     var closingOnRelease: Bool { with { $0.kept.closingOnRelease } }
 
-    /// The return value kept, if the body returned.
     @inlinable
     func keptReturn<Return>(as _: Return.Type) -> Return? {
         with { h in
@@ -273,8 +258,7 @@ struct GeneratorStateMachine {
     @inlinable
     func takeExitValue() -> PendingReturn? {
         with { h in
-            // Moved out (no copy, no reference counting); at a resumed `yield` it holds a
-            // return or nothing.
+            // Moved out (no copy, no reference counting): at a resumed `yield`, a return or nothing.
             guard case .returning(let value) = exchange(&h.kept.pending, with: .none) else { return nil }
             return value
         }
@@ -328,8 +312,7 @@ struct GeneratorStateMachine {
 
     /// Release of the last reference: takes a suspended generator to close it, setting
     /// `closingOnRelease`; false when there is nothing to close. A plain load and store: nobody
-    /// else can hold it (no reference is left, and it has left the registry, so no dump holds
-    /// it either).
+    /// else can hold it (no reference is left, and it has left the registry: no dump holds it).
     @inlinable @inline(__always)
     func beginCloseOnRelease() -> Bool {
         with { h in
@@ -340,10 +323,9 @@ struct GeneratorStateMachine {
         }
     }
 
-    /// A `yield` of a body closed on release whose release also cancelled it (an async
-    /// generator's): true for the first, which is refused (`CancellationError`, so that the body
-    /// unwinds); false for a later one (the body swallowed the refusal): that one suspends, and
-    /// the release reports an ignored close and drops the body, as for a `Generator`.
+    /// A `yield` of a body closed on release that also cancelled it (an async generator's): true
+    /// for the first, refused so that the body unwinds; false for a later one (the body swallowed
+    /// the refusal), which suspends: the release reports an ignored close, as for a `Generator`.
     @inlinable
     func refuseYieldOnRelease() -> Bool {
         with { h in
@@ -353,9 +335,8 @@ struct GeneratorStateMachine {
         }
     }
 
-    /// A dump takes a suspended generator while it reads its stack, with the compare-exchange a
-    /// resume uses (which also orders what the body's thread wrote before these reads); returns
-    /// what it found when it could not.
+    /// A dump holds a suspended generator while it reads its stack, with a resume's compare-exchange
+    /// (which orders the body thread's writes before these reads); else returns what it found.
     func holdForDump() -> (held: Bool, seen: GeneratorState) {
         with { h in
             let (held, seen) = h.stateWord.compareExchange(expected: .suspended, desired: .running, ordering: .acquiringAndReleasing)

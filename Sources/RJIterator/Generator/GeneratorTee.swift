@@ -1,21 +1,12 @@
-// `tee`: one generator read by several readers (Python's `itertools.tee`, the `LazyList` of
-// CPython's generator tests), each seeing every value once, in order.
-//
-// The values live in a singly linked list of blocks that the readers walk; the source is
-// pulled only by a reader that has read everything so far. A block is freed when the last
-// reader leaves it, so memory holds only the values between the slowest reader and the
-// fastest.
+// `tee`'s storage: the values live in a singly linked list of blocks that the readers walk;
+// the source is pulled only by a reader that has read everything so far. A block is freed when
+// the last reader leaves it, so memory holds only the values between the slowest and fastest.
 
 extension Generator where Input == Void {
-    /// Splits the generator into `count` readers that each see every value it yields, in
-    /// order (Python's `itertools.tee`). The generator is advanced only as far as the reader
-    /// furthest ahead needs; values are kept until the slowest reader has read them. Use the
-    /// readers from then on, not the generator.
-    ///
-    /// A body that reads its own readers (a sequence defined by its own earlier values, as in
-    /// the Hamming numbers) makes a reference cycle: the body's suspended stack holds the
-    /// readers, which hold the generator. Close the generator when done with it (see "Reference
-    /// cycles through suspended stacks" in docs/generators.md).
+    /// Splits the generator into `count` readers that each see every value it yields, in order
+    /// (Python's `itertools.tee`), advancing it only as far as the reader furthest ahead needs.
+    /// Use the readers from then on. A body that reads its own readers makes a reference cycle:
+    /// close the generator when done (docs/generators.md, "Reference cycles through suspended stacks").
     ///
     /// ```swift
     /// let numbers = Generator<Int, Void, Void> { y in for i in 1...3 { try y.yield(i) } }
@@ -33,14 +24,12 @@ extension Generator where Input == Void {
     }
 }
 
-/// One reader of a generator split with ``Generator/tee(_:)``: it sees every value the
-/// generator yields, in order, at its own pace. Single-pass, like the generator itself; not
-/// `Sendable` (hand it to another thread only as you would the generator).
+/// One reader of a generator split with ``Generator/tee(_:)``, at its own pace. Single-pass;
+/// not `Sendable` (hand it to another thread only as you would the generator).
 ///
 /// ```swift
-/// let (a, b) = { (r: [TeeReader<Int>]) in (r[0], r[1]) }(Generator<Int, Void, Void> { y in try y.yield(7) }.tee())
-/// try a.nextValue()   // 7
-/// try b.nextValue()   // 7
+/// let readers = Generator<Int, Void, Void> { y in try y.yield(7) }.tee()
+/// try readers[0].nextValue()   // 7, and 7 again from readers[1]
 /// ```
 public final class TeeReader<Element> {
     @usableFromInline let source: TeeSource<Element>
@@ -50,8 +39,7 @@ public final class TeeReader<Element> {
     @usableFromInline @exclusivity(unchecked) var block: TeeBlock<Element>
     @usableFromInline @exclusivity(unchecked) var index = 0
 
-    /// A reader that starts at the source's newest value (all of a tee's readers are made
-    /// before anything is read).
+    /// A reader that starts at the source's newest value (all readers are made before any read).
     @usableFromInline init(_ source: TeeSource<Element>) {
         self.source = source
         self.block = source.tail
@@ -83,10 +71,8 @@ public final class TeeReader<Element> {
 }
 
 extension TeeReader: Sequence {
-    /// `for x in reader`: reads the values this reader has not read yet. A for-in loop cannot
-    /// rethrow: an error of the generator's body is handled as in a for-in over the generator
-    /// (inside a generator's body, that body's next `yield` or its end throws it; elsewhere the
-    /// program stops with a message); use ``nextValue()`` to handle it where it happens.
+    /// `for x in reader`: reads the values this reader has not read yet; an error of the
+    /// generator's body is handled as in a for-in over the generator (``nextValue()`` throws it).
     @inlinable
     public func makeIterator() -> Iterator {
         Iterator(reader: self)
@@ -128,8 +114,7 @@ final class TeeBlock<Element> {
 @usableFromInline
 final class TeeSource<Element> {
     @usableFromInline let next: () throws -> Element?
-    /// The block values are appended to. Earlier blocks are held only by the readers still
-    /// in them: the source never looks back.
+    /// Earlier blocks are held only by the readers still in them: the source never looks back.
     @usableFromInline @exclusivity(unchecked) var tail = TeeBlock<Element>()
     @usableFromInline @exclusivity(unchecked) var finished = false
 

@@ -1,6 +1,3 @@
-// What a generator keeps beside its state word (GeneratorStateMachine.swift is their one
-// writer): the outcome, the close flag, and what waits for the body at its next `yield`.
-
 /// What the thread holding a generator's `running` keeps beside the state word: written only by
 /// `GeneratorStateMachine`'s methods, by that thread (or before the word publishes it).
 @usableFromInline
@@ -14,11 +11,9 @@ struct KeptState {
     /// Set when release refused a `yield` of a body it also cancelled (an async generator's):
     /// a second `yield` ignores the close (`refuseYieldOnRelease`).
     @usableFromInline var yieldRefusedOnRelease = false
-    /// What waits for the body at its next `yield` (`Pending`).
     @usableFromInline var pending = Pending.none
-    /// Set by the resumer of a chain of delegates (Generator+Delegation.swift) when the
-    /// generator this body delegates to completed: the body's `yieldAll` reads its outcome
-    /// instead of the signal it is resumed with.
+    /// Set by the resumer of a delegation chain (Generator+Delegation.swift) when this body's
+    /// delegate completed: its `yieldAll` reads the delegate's outcome, not the signal.
     @usableFromInline var delegateEnded = false
 
     @inlinable init() {}
@@ -31,8 +26,7 @@ enum Pending {
     /// The value of a `return(_:)` on its way to the suspended body's `yield` (see `takeExitValue`):
     /// set by the resumer while the body is suspended, taken when it resumes.
     case returning(PendingReturn)
-    /// An error a for-in in the running body could not throw (the generator it iterates threw):
-    /// the body's next `yield` throws it, or its end does (Generator+Sequence.swift). Set and
-    /// taken by the body itself while it runs, so it never waits across a suspension.
+    /// An error a for-in in the running body could not throw: its next `yield`, or its end, throws
+    /// it (Generator+Sequence.swift). Set and taken by the body while it runs: never across a suspension.
     case error(any Error)
 }

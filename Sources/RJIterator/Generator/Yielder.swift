@@ -1,9 +1,8 @@
 import CRJContext
 
-/// What a generator's body receives: the way to hand values out and get inputs back.
-///
-/// A `Yielder` is valid only inside the body it was passed to, while that body runs (at any
-/// call depth). Using it anywhere else stops the program with a message saying so.
+/// What a generator's body receives: the way to hand values out and get inputs back. Valid
+/// only inside the body it was passed to, while that body runs (at any call depth); used
+/// anywhere else, it stops the program with a message saying so.
 ///
 /// ```swift
 /// func walk(_ node: Tree, _ y: Yielder<Int, Void>) throws {   // a helper can yield
@@ -14,9 +13,8 @@ import CRJContext
 /// let inorder = Generator<Int, Void, Void> { y in try walk(tree, y) }
 /// ```
 public struct Yielder<Element, Input> {
-    /// The generator whose body this is. Unmanaged, used through `_withUnsafeGuaranteedRef`:
-    /// an `unowned(unsafe)` reference is retained around each call, a retain/release pair on
-    /// every yield.
+    /// The generator whose body this is. Unmanaged, used through `_withUnsafeGuaranteedRef`: an
+    /// `unowned(unsafe)` reference is retained around each call (a pair on every yield).
     @usableFromInline let host: Unmanaged<_RJCoroutineHost>
     /// The id of the body's coroutine (`rj_coro_id`), which no other coroutine ever gets: the
     /// misuse check compares it, not an address that a later generator may reuse.
@@ -43,12 +41,10 @@ public struct Yielder<Element, Input> {
     /// Suspends the body and hands `value` to the caller of `next`.
     ///
     /// - Returns: the input of the `next` call that resumes the body.
-    /// - Throws: the error given to ``Generator/throw(_:)``; when the generator is being closed
-    ///   (``Generator/return(_:)``, ``Generator/close()``, release), ``GeneratorExit``: catch it
-    ///   by type to finish work (`catch let exit as GeneratorExit { flush(); throw exit }`) and
-    ///   let it go on; a body that swallows it and yields again stays suspended after `return`,
-    ///   and is abandoned on release. An error a for-in of this body could not throw (the
-    ///   generator it iterated threw) is thrown here, before suspending.
+    /// - Throws: the error given to ``Generator/throw(_:)``; ``GeneratorExit`` when the generator
+    ///   is being closed (``Generator/return(_:)``, ``Generator/close()``, release): catch it by
+    ///   type to finish work, and let it go on. An error a for-in of this body could not throw
+    ///   (the generator it iterated threw) is thrown here, before suspending.
     @inlinable @discardableResult
     public func yield(_ value: Element) throws -> Input {
         let current = runningBody()
@@ -61,22 +57,11 @@ public struct Yielder<Element, Input> {
         }
     }
 
-    /// Delegates to `inner` until it returns (ES6 `yield*`, Python `yield from`): its values
-    /// pass through to this generator's caller, the inputs of `next` and the errors of
-    /// `throw` are forwarded to it.
-    ///
-    /// While it delegates, `inner` belongs to this generator: its `state` reads `running`,
-    /// and resuming it directly throws ``GeneratorError/alreadyRunning``. A `next` on this
-    /// generator resumes the deepest generator of the chain directly, so a value costs one
-    /// round trip however many `yieldAll`s it comes through.
-    ///
-    /// Closing this generator (``Generator/return(_:)``, release) while it delegates closes
-    /// `inner` first: a `return(v)` is forwarded as `inner.return(v)` when the two return
-    /// types agree, as a close otherwise. If that completes `inner`, this generator goes on
-    /// closing, and returns what `inner` returned (as in ES6); if `inner`'s cleanup yields
-    /// instead, the value goes out to this generator's caller and the return is spent: the
-    /// delegation goes on, and when `inner` later returns, `yieldAll` returns its value (ES6).
-    /// An error `inner`'s cleanup throws comes out of `yieldAll`.
+    /// Delegates to `inner` until it returns (ES6 `yield*`, Python `yield from`): its values pass
+    /// through to this generator's caller; inputs and errors are forwarded to it. Meanwhile `inner`
+    /// belongs to this generator (resuming it directly throws ``GeneratorError/alreadyRunning``),
+    /// and a `next` resumes the deepest generator of the chain directly. Closing this generator
+    /// closes `inner` first, as ES6 does (docs/generators.md, "Return, throw and close, beside ES6 and Python").
     ///
     /// - Returns: `inner`'s return value.
     /// - Throws: what `inner` throws, or ``GeneratorError/delegateAlreadyStarted`` if `inner`
@@ -96,17 +81,12 @@ public struct Yielder<Element, Input> {
 }
 
 extension Yielder {
-    /// Yields every element of `sequence`, in order (ES6's `yield*` of an array or another
-    /// iterable): the inputs of the `next` calls that resume the body are dropped (a sequence
-    /// takes none); a `throw(_:)` or a close of this generator at one of these yields stops the
-    /// loop and comes out of `yieldAll`, as from a plain `yield`.
+    /// Yields every element of `sequence`, in order (ES6's `yield*` of an iterable); the inputs
+    /// of `next` are dropped; a `throw(_:)` or close at one of these yields stops the loop and
+    /// comes out of `yieldAll`.
     ///
     /// ```swift
-    /// let g = Generator<Int, Void, Void> { y in
-    ///     try y.yield(1)
-    ///     try y.yieldAll([2, 3])
-    ///     try y.yieldAll(4...5)
-    /// }
+    /// let g = Generator<Int, Void, Void> { y in try y.yield(1); try y.yieldAll([2, 3]); try y.yieldAll(4...5) }
     /// // 1, 2, 3, 4, 5
     /// ```
     @inlinable @_disfavoredOverload
@@ -121,9 +101,7 @@ extension Yielder where Element == Void {
     /// values with ``Generator/send(_:)``.
     ///
     /// ```swift
-    /// let printer = Generator<Void, String, Void> { y in
-    ///     while true { print("got", try y.receive()) }
-    /// }
+    /// let printer = Generator<Void, String, Void> { y in while true { print("got", try y.receive()) } }
     /// try printer.start()        // runs to the first receive()
     /// try printer.send("hello")  // got hello
     /// ```

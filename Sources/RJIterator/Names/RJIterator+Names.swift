@@ -1,19 +1,10 @@
-// `RJIterator.Generator`: the module's types under the seed class's name.
-//
-// The module and the seed API's class are both named `RJIterator`. In a user's code the class
-// wins, so `RJIterator.Generator` looked for a member of the class and did not compile ("'Generator'
-// is not a member type of class 'RJIterator.RJIterator'"), and a user whose own module has a
-// `Generator` (or who writes one inside a `Sequence` type, where `Generator` is the standard
-// library's unavailable `Sequence.Generator`) had no spelling that reached ours. Each public
-// type of the module is a member of the class too, so the module-qualified spelling compiles and
-// means what it says. (A type alias inside the class cannot name the module's type directly,
-// its own name would be found first: each goes through an underscored alias, hidden from the
-// documentation.) The designs weighed: docs/generators.md, "Naming the types".
+// The module's types under the seed class's name, which shadows the module's in users' code
+// (docs/generators.md, "A `Sequence` type over a generator: naming the types"). Each alias goes
+// through an underscored one, hidden from the documentation: inside the class, its own name comes first.
 
 extension RJIterator {
-    /// The module's `Generator`, spelled `RJIterator.Generator`: inside a `Sequence` type, where
-    /// `Generator` alone is the standard library's unavailable `Sequence.Generator`, or beside
-    /// another module's `Generator`.
+    /// The module's `Generator`, spelled `RJIterator.Generator`: inside a `Sequence` type (where
+    /// `Generator` alone is the standard library's `Sequence.Generator`), or beside another module's.
     ///
     /// ```swift
     /// struct Countdown: Sequence {

@@ -1,15 +1,11 @@
 import CRJContext
 
-/// Where a generator's frames live while it is suspended.
+/// Where a generator's frames live while it is suspended (docs/generators.md, "Which stack mode").
 ///
-/// - `dedicated`: a stack of its own (256 KiB of address space, committed page by page; a
-///   suspended shallow generator keeps a page of it and the objects). Resumes switch in a few nanoseconds.
-/// - `shared`: one of a few run stacks shared with other generators. While another
-///   generator's frames are on it, this one's wait in a heap block the size of what they use
-///   (a few hundred bytes for a shallow body), and are copied back before it runs. Millions
-///   can be suspended at once; a resume that needs the copy costs it. A generator resumed from
-///   inside other generators on several threads at once needs a dedicated stack
-///   (docs/context-switching.md, "Shared stacks").
+/// - `dedicated`: a stack of its own (committed page by page); the fastest resumes.
+/// - `shared`: one of a few run stacks shared with other generators; a suspended generator's
+///   frames wait in a heap block the size of what they use, copied back before it runs. A
+///   generator resumed from inside others on several threads at once needs `dedicated`.
 ///
 /// ```swift
 /// RJRuntime.defaultStackMode = .shared                       // every generator made from now on

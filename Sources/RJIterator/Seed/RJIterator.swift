@@ -1,29 +1,16 @@
 import CRJContext
 
-/// The original RJIterator API in Swift: an untyped generator whose body calls the global
-/// ``rj_yield(_:)``.
+/// The original RJIterator API in Swift: an untyped generator whose body calls ``rj_yield(_:)``.
 ///
-/// Behaviour kept from the original library:
-/// - `next()` makes the pending `rj_yield(v)` return `v` itself; `next(x)` makes it return `x`;
-///   the value of the first `next(x)` is ignored.
-/// - After the body returns `r`, every `next` gives `RJResult(value: r, done: true)`.
-/// - `rj_yield(anotherIterator)` delegates: each of its values, *including its return value*,
-///   is yielded as an ordinary value.
-///
-/// `rj_yield` cannot throw, so a suspended `RJIterator` that is released cannot unwind its
-/// body: its stack is dropped and what its frames hold is not released. ``Generator`` closes
-/// its body on release and is the leak-free choice.
+/// Semantics: docs/generators.md ("The seed API: `RJIterator`, `rj_yield`, `RJResult`").
+/// `rj_yield` cannot throw, so a released suspended `RJIterator` cannot unwind its body: what
+/// its frames hold is not released. ``Generator`` closes its body on release (leak-free).
 ///
 /// ```swift
-/// func talk(_ name: Any?) -> Any? {
-///     rj_yield("Hello \(name ?? ""), How are you?")
-///     rj_yield("Over")
-///     return "==talk done=="
-/// }
-/// let it = RJIterator(withFunc: talk, arg: "Jim")
-/// it.next().value   // "Hello Jim, How are you?"
+/// let it = RJIterator { rj_yield("Hello"); rj_yield("Over"); return "done" }
+/// it.next().value   // "Hello"
 /// it.next().value   // "Over"
-/// it.next()         // value "==talk done==", done true
+/// it.next()         // value "done", done true
 /// ```
 public final class RJIterator {
     let channel: SeedChannel
@@ -76,25 +63,22 @@ public final class RJIterator {
         advance(value, given: true)
     }
 
-    /// One step: a `next` of the generator, as `Generator` performs it. The input is written
-    /// into the channel only once the step holds the generator's `running` state, so a second
-    /// thread (or the body itself) calling `next` meanwhile gets `GeneratorError.alreadyRunning`
-    /// and touches nothing.
+    /// One step: a `next` of the generator, as `Generator` performs it. The input is written into
+    /// the channel only once the step holds the generator's `running` state, so a second thread
+    /// (or the body itself) calling `next` meanwhile gets `alreadyRunning` and touches nothing.
     @inline(__always)
     private func advance(_ value: consuming Any?, given: Bool) -> RJResult {
         let step: GeneratorStep<Any?, Void>
         do {
             step = try core.perform(.next(()), handing: consume value) { starting, value in
-                // The first `next`'s value is ignored, as in the original; a later one is moved
-                // into the channel's slot and moved out by the pending `rj_yield`.
+                // The first `next`'s value is ignored, as in the original; a later one moves into the channel.
                 if given, !starting {
                     channel.input.initialize(to: consume value)
                     channel.hasInput = true
                 }
             }
         } catch {
-            // Running (its own body called `next`, or another thread), or no stack for the body:
-            // nothing was touched.
+            // Running (its own body, or another thread), or no stack: nothing was touched.
             return RJResult(value: nil, error: error, done: false)
         }
         switch consume step {
@@ -105,15 +89,9 @@ public final class RJIterator {
     }
 }
 
-/// Where an ``RJIterator``'s values cross between `next` and `rj_yield`. The input of
-/// `next(x)` is moved into a slot the channel owns and moved out by the body; the argument of
-/// `rj_yield` is borrowed where it lies and copied once, by the body, into the generator's own
-/// slot for a yielded value in the resuming `next`'s frame. Every copy, destroy or nil test of an `Any?` that Swift emits
-/// itself goes through `Optional<Any>`'s value witnesses, a chain of four or five indirect
-/// calls; the moves here are plain memory copies and `AnyValue` copies with one call.
-///
-/// The generator's `client`, so that `rj_yield` finds it through the running coroutine.
-/// Touched only by the thread that holds the generator's `running` state, hence unchecked.
+/// Where an ``RJIterator``'s values cross between `next` and `rj_yield` (docs/generators.md, "How
+/// the untyped values cross"); the generator's `client`, found by `rj_yield` through the running
+/// coroutine. Touched only by the thread holding the generator's `running` state, hence unchecked.
 final class SeedChannel {
     /// What the pending `rj_yield` returns, put there by `next(x)`; initialised only while
     /// `hasInput`. `next()` leaves it empty: its pending `rj_yield(v)` returns `v` itself.
@@ -160,7 +138,6 @@ final class SeedChannel {
     func delegate(to inner: RJIterator, _ host: Unmanaged<_RJCoroutineHost>, _ current: OpaquePointer) -> Any? {
         var result = inner.next()
         while true {
-            // Whether the `next` that resumed this yield gave a value (`yield` records it).
             let resumedWith = SeedChannel.yield(result.value, Unmanaged.passUnretained(self), host, current)
             let gaveInput = resumedWithInput
             if result.done || result.error != nil { return resumedWith }
@@ -169,19 +146,12 @@ final class SeedChannel {
     }
 }
 
-/// Suspends the ``RJIterator`` whose body is running on this thread and hands `value` to its
-/// caller. Returns `value` itself when resumed with `next()`, or `x` when resumed with
-/// `next(x)`. Yielding an `RJIterator` delegates to it: each of its values, including its
-/// return value, is yielded in turn.
-///
-/// Outside any `RJIterator` body (a plain thread, or a ``Generator`` body) it returns `nil`
-/// and does nothing.
+/// Suspends the ``RJIterator`` whose body runs on this thread, handing `value` to its caller;
+/// returns `value` after `next()`, `x` after `next(x)`; delegates to a yielded `RJIterator`.
+/// Outside any `RJIterator` body (a plain thread, a ``Generator`` body) it returns `nil`.
 ///
 /// ```swift
-/// let it = RJIterator {
-///     let cmd = rj_yield("ready") as? String   // "go" after it.next("go")
-///     return cmd
-/// }
+/// let it = RJIterator { rj_yield("ready") }   // the body returns "go" after it.next("go")
 /// ```
 @discardableResult
 public func rj_yield(_ value: borrowing Any?) -> Any? {
@@ -200,12 +170,9 @@ public func rj_yield(_ value: borrowing Any?) -> Any? {
     return SeedChannel.yield(value, channel, host, current)
 }
 
-/// Whether `value` may hold an ``RJIterator``, read from the existential's type metadata
-/// without copying the value (every copy of an `Any?` is a call into the runtime): an `Any` is
-/// three words of value and one of type metadata (0 for nil). A value of struct, enum,
-/// optional, tuple or function type (an Int, a String...) cannot be an iterator and is told
-/// apart by its metadata's kind; only the others (classes, existentials) go through the real
-/// cast.
+/// Whether `value` may hold an ``RJIterator``, read from its type metadata without copying it
+/// (every copy of an `Any?` is a call into the runtime): a struct, enum, optional, tuple or
+/// function type cannot be one; only the others (classes, existentials) go through the cast.
 @inline(__always)
 private func mayHoldAnIterator(_ value: borrowing Any?) -> Bool {
     let metadata = AnyValue.metadata(value)

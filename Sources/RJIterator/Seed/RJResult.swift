@@ -1,19 +1,17 @@
-/// The result of one step of an ``RJIterator`` (and, later, of `rj_await`), as in the
-/// original RJIterator: the value, an error, and whether the iteration is over.
+/// The result of one step of an ``RJIterator`` or of an `rj_await`, as in the original
+/// RJIterator: the value, an error, and whether the iteration is over.
 ///
 /// ```swift
 /// let r = it.next()
 /// print("value: \(r.value ?? "nil"), done: \(r.done)")
 /// ```
 public struct RJResult {
-    // Spelled `Optional<…>`, not `…?`: a `var x: T?` is first set to nil by every initialiser,
-    // and the initialiser's own store then becomes a destroy-and-assign through `Optional`'s
-    // value witnesses, on every `RJIterator.next`.
+    // Spelled `Optional<…>`, not `…?`: every initialiser first sets a `T?` to nil, making its own
+    // store a destroy-and-assign through `Optional`'s value witnesses, on every `RJIterator.next`.
 
     /// The value yielded, or the body's return value once `done`.
     public var value: Optional<Any>
-    /// An error, if the step failed (for an iterator: misuse such as resuming it from inside
-    /// its own body, or no stack to run it on).
+    /// An error, if the step failed (for an iterator: misuse, such as a resume from its own body).
     public var error: Optional<any Error>
     /// `true` once the body has returned; every later `next` gives the same result.
     public var done: Bool
