@@ -589,14 +589,20 @@ static void rj_slab_give_back(rj_coro *c) {
 
 static rj_coro *rj_map_stack(size_t stack_size) {
     size_t map_size = rj_map_size_for(stack_size);
-    if (map_size == rj_default_map_size()) {
-        rj_coro *c = rj_slab_carve(map_size);
-        if (c) return c;
-    }
-    return rj_map_own_stack(stack_size);
+    rj_coro *c = map_size == rj_default_map_size() ? rj_slab_carve(map_size) : NULL;
+    if (!c) c = rj_map_own_stack(stack_size);
+#if RJ_VALGRIND
+    /* Valgrind is told of a stack for as long as it is mapped, pooled or in use: once per
+     * stack, not once per coroutine that runs on it. */
+    if (c) c->valgrind_id = VALGRIND_STACK_REGISTER(c->stack_lo, c->stack_hi);
+#endif
+    return c;
 }
 
 static void rj_unmap_stack(rj_coro *c) {
+#if RJ_VALGRIND
+    VALGRIND_STACK_DEREGISTER(c->valgrind_id);
+#endif
     __atomic_fetch_sub(&rj_mapped_count, 1, __ATOMIC_RELAXED);
     if (c->slab) rj_slab_give_back(c);
     else munmap(c->map_base, c->map_size);
@@ -611,7 +617,44 @@ rj_coro *rj_stack_map_run(size_t stack_size) {
     return c;
 }
 
+/* The common case of rj_stack_acquire and rj_stack_release, kept small (no call, few
+ * registers saved): a default-size stack taken off the hot list, or put on it while it has
+ * room. Everything else is the *_slow function, which decides afresh. */
+static __attribute__((noinline)) rj_coro *rj_stack_acquire_slow(size_t stack_size);
+static __attribute__((noinline)) void rj_stack_release_slow(rj_coro *c);
+
 rj_coro *rj_stack_acquire(size_t stack_size) {
+    if (__atomic_load_n(&rj_pool_count, __ATOMIC_RELAXED) != 0 && stack_size == rj_default_stack_size()) {
+        rj_pool_lock();
+        rj_coro *c = rj_hot_pop_locked();
+        if (__builtin_expect(c != NULL, 1)) {
+            rj_pool_count_changed();
+            rj_pool_unlock();
+            c->pool_next = NULL; /* pool_prev is NULL at the hot list's head; resident is 1 */
+            return c;
+        }
+        rj_pool_unlock();
+    }
+    return rj_stack_acquire_slow(stack_size);
+}
+
+void rj_stack_release(rj_coro *c) {
+    size_t map_size = __atomic_load_n(&rj_default_map_size_cache, __ATOMIC_RELAXED);
+    size_t limit = rj_stack_pool_limit();
+    if (__builtin_expect(!c->uncounted && c->map_size == map_size && limit != 0, 1)) {
+        rj_pool_lock();
+        if (rj_hot_count < rj_stack_pool_resident_limit() && rj_hot_count + rj_cold_count < limit) {
+            rj_hot_push_locked(c);
+            rj_pool_count_changed();
+            rj_pool_unlock();
+            return;
+        }
+        rj_pool_unlock();
+    }
+    rj_stack_release_slow(c);
+}
+
+static rj_coro *rj_stack_acquire_slow(size_t stack_size) {
     rj_coro *c = NULL;
     /* Only default-size stacks are pooled, all of the current size (a change of the size
      * or of the guard drains the pool). */
@@ -640,7 +683,7 @@ static void rj_trim(rj_coro *c) {
     __atomic_fetch_add(&rj_trim_count, 1, __ATOMIC_RELAXED);
 }
 
-void rj_stack_release(rj_coro *c) {
+static void rj_stack_release_slow(rj_coro *c) {
     if (c->uncounted) {
         munmap(c->map_base, c->map_size);
         return;

@@ -53,10 +53,8 @@ RJ_TOOLS_INLINE void rj_tools_created(rj_coro *c) {
     c->tsan_fiber = __tsan_create_fiber(0);
     c->tsan_resumer = NULL;
 #endif
-#if RJ_VALGRIND
-    /* Run stacks are registered once each, not per coroutine (rj_shared.c). */
-    if (!c->shared) c->valgrind_id = VALGRIND_STACK_REGISTER(c->stack_lo, c->stack_hi);
-#endif
+    /* Valgrind knows every stack for as long as it is mapped (rj_stack.c; run stacks:
+     * rj_shared.c), not per coroutine. */
     (void)c;
 }
 
@@ -66,9 +64,6 @@ RJ_TOOLS_INLINE void rj_tools_destroyed(rj_coro *c) {
 #endif
 #if RJ_TSAN
     __tsan_destroy_fiber(c->tsan_fiber);
-#endif
-#if RJ_VALGRIND
-    if (!c->shared) VALGRIND_STACK_DEREGISTER(c->valgrind_id);
 #endif
     (void)c;
 }
