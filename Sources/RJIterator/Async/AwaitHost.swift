@@ -66,6 +66,25 @@ public class _RJAwaitHost: @unchecked Sendable {
         return (generation, spare)
     }
 
+    /// `beginAwait` for an await that its work answers even when the host is cancelled (another
+    /// generator's step): `stop` is set under the same hold of the lock as the await begins, so a
+    /// cancellation either comes first (`nil`) or finds the stop and calls it, and never
+    /// completes the await itself: the work's answer (a value decided before the cancellation, or
+    /// `CancellationError`) is what the body gets.
+    @usableFromInline
+    final func beginAwait(_ kind: AwaitKind, answeredBy stop: @escaping @Sendable () -> Void)
+        -> (generation: UInt64, spare: CallbackToken?)?
+    {
+        var generation: UInt64 = 0
+        var spare: CallbackToken?
+        withAwaits { awaits in
+            generation = awaits.begin(kind, spare: &spare)
+            if generation != 0 { _ = awaits.setStop(stop, for: generation, answersAwait: true) }
+        }
+        if generation == 0 { return nil }
+        return (generation, spare)
+    }
+
     /// What stops the work of await `generation` if the host is cancelled while it waits.
     /// `answersAwait`: the stop makes the work answer the await (another generator's step).
     @usableFromInline

@@ -47,15 +47,15 @@ extension AsyncGeneratorStorage {
     @inlinable
     func awaitAnswer(of request: AsyncRequest, in current: _RJAwaitHost) throws -> Step {
         if let kept = keptAnswer(of: request) { return try kept.get() }
-        guard let (generation, spare) = current.beginAwait(.nextStep) else {
+        // The request's answer (a value decided before the cancellation, or CancellationError)
+        // completes the await, as a Swift task's continuation gets it: the stop is set as the
+        // await begins, so a cancellation never completes it in between (that lost a value).
+        guard let (generation, spare) = current.beginAwait(.nextStep, answeredBy: { self.cancel(request) }) else {
             // Cancelled meanwhile: as a cancellation of the request (it may have its value).
             cancel(request)
-            if let kept = keptAnswer(of: request) { return try kept.get() }
+            if let answer = answerAfterCancelling(request) { return try answer.get() }
             throw CancellationError()
         }
-        // The request's answer (a value decided before the cancellation, or
-        // CancellationError) completes the await, as a Swift task's continuation gets it.
-        current.setStop({ self.cancel(request) }, for: generation, answersAwait: true)
         let answeredMeanwhile = state.withLock { _ -> Bool in
             if request.answer != nil { return true }
             request.waiter = .callback({ current.completeAwait(RJResult(), for: generation) })

@@ -184,6 +184,20 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         return cancelled ? .failure(CancellationError()) : (kept as! Result<Step, any Error>)
     }
 
+    /// The answer of `request` once its caller, cancelled before it could wait, has cancelled it:
+    /// the kept answer, or `nil` when the cancellation came before an answer was decided. An
+    /// answer decided but not handed over yet (the thread that decided it is between its two
+    /// holds of the lock, `answer(_:_:)` to come) is waited for: it is a value nobody else gets.
+    @inlinable
+    func answerAfterCancelling(_ request: AsyncRequest) -> Result<Step, any Error>? {
+        while true {
+            let (kept, answered, cancelled) = state.withLock { _ in (request.answer, request.answered, request.cancelled) }
+            if let kept { return cancelled ? .failure(CancellationError()) : (kept as! Result<Step, any Error>) }
+            if cancelled || !answered { return nil }
+            sched_yield()
+        }
+    }
+
     /// A request on a generator whose body has ended, answered from what the body kept. After a
     /// reader's cancellation the others see a normal end: `.returned(())` if `Return` is `Void`,
     /// ``GeneratorError/closed`` otherwise (docs/async-generators.md, "Several readers").
