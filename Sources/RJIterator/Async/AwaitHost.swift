@@ -86,11 +86,12 @@ public class _RJAwaitHost: @unchecked Sendable {
     }
 
     /// What stops the work of await `generation` if the host is cancelled while it waits.
-    /// `answersAwait`: the stop makes the work answer the await (another generator's step).
+    /// (An await whose work answers it on cancellation sets its stop as it begins:
+    /// `beginAwait(_:answeredBy:)`.)
     @usableFromInline
-    final func setStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64, answersAwait: Bool = false) {
+    final func setStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64) {
         var cancelledAlready = false
-        withAwaits { cancelledAlready = $0.setStop(stop, for: generation, answersAwait: answersAwait) }
+        withAwaits { cancelledAlready = $0.setStop(stop, for: generation) }
         if cancelledAlready { stop() }
     }
 
