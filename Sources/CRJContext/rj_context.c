@@ -37,7 +37,7 @@ void *rj_swift_close_signal; /* CRJContext.h */
 
 /* ---- Configuration ------------------------------------------------------- */
 
-static rj_backend rj_cfg_backend = RJ_HAVE_FAST ? RJ_BACKEND_FAST : RJ_BACKEND_UCONTEXT;
+rj_backend rj_cfg_backend = RJ_HAVE_FAST ? RJ_BACKEND_FAST : RJ_BACKEND_UCONTEXT;
 
 int rj_fast_backend_available(void) { return RJ_HAVE_FAST; }
 int rj_switches_inline_by_default(void) {
@@ -46,7 +46,6 @@ int rj_switches_inline_by_default(void) {
     if (rj_default_stack_mode() == RJ_STACK_SHARED) return RJ_SHARED_INLINE;
     return RJ_HAVE_INLINE_SWITCH && !RJ_ASAN && !RJ_TSAN && rj_default_backend() == RJ_BACKEND_FAST;
 }
-rj_backend rj_default_backend(void) { return __atomic_load_n(&rj_cfg_backend, __ATOMIC_RELAXED); }
 void rj_set_default_backend(rj_backend backend) {
     if (backend != RJ_BACKEND_FAST && backend != RJ_BACKEND_UCONTEXT) return;
     if (backend == RJ_BACKEND_FAST && !RJ_HAVE_FAST) return;

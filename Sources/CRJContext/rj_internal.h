@@ -196,6 +196,7 @@ _Static_assert(offsetof(struct rj_coro, backend) == offsetof(rj_coro_head, backe
 _Static_assert(offsetof(struct rj_coro, finished) == offsetof(rj_coro_head, finished), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, switches_inline) == offsetof(rj_coro_head, switches_inline), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, resumer) + sizeof(void *) <= 128, "a resume's fields in the first two lines");
+_Static_assert(offsetof(struct rj_coro, resumer) == RJ_CORO_RESUMER_OFFSET, "rj_coro_in_resumer reads it there");
 
 /* rj_shared.c */
 RJ_HIDDEN rj_coro *rj_shared_create(rj_coro_entry entry, void *arg);

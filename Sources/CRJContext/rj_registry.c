@@ -8,8 +8,9 @@
  *
  * Slots come in chunks of 4,096, each chunk owned by one thread, which alone
  * hands out its slots: an add is a store into a slot of the thread's own chunk,
- * no locked instruction. A remove (from any thread) marks the slot dead with
- * one sequentially consistent store, then looks whether a dump is in progress;
+ * no locked instruction. A remove marks the slot dead (or, on the owner's
+ * thread, puts it on the owner's free list) with one sequentially consistent
+ * store, then looks whether a dump is in progress;
  * a dump announces itself with one sequentially consistent store before it
  * reads any slot. Of the two, the later sees the earlier (Dekker's pattern): a
  * dump either sees the slot dead and skips it, or the remover sees the dump and
@@ -67,13 +68,14 @@ static void rj_reg_make_key(void) { pthread_key_create(&rj_reg_key, rj_reg_threa
 
 /* Takes the dead slots of the chunk back into this thread's free list; how many. */
 static uint32_t rj_reclaim(rj_reg_chunk *c, uint32_t upto) {
-    uint32_t found = 0;
+    uint32_t found = 0, head = rj_free; /* the free list's head in a local: one thread-local write */
     for (uint32_t i = upto; i-- > 0;) {
         if (__atomic_load_n(&c->slots[i], __ATOMIC_RELAXED) != RJ_DEAD) continue;
-        __atomic_store_n(&c->slots[i], (uintptr_t)rj_free << 2 | 1, __ATOMIC_RELAXED);
-        rj_free = i;
+        __atomic_store_n(&c->slots[i], (uintptr_t)head << 2 | 1, __ATOMIC_RELAXED);
+        head = i;
         found++;
     }
+    rj_free = head;
     return found;
 }
 
@@ -145,14 +147,13 @@ static int rj_new_chunk(void) {
 }
 
 /* Full: take back what others removed if that is a quarter of the chunk, else another
- * chunk. 0 if no slot can be had. Out of line: the common add stays a few instructions. */
-__attribute__((noinline)) static int rj_refill(void) {
+ * chunk. 0 if no slot can be had. */
+static int rj_refill(void) {
     return (rj_mine && rj_reclaim(rj_mine, RJ_REG_CHUNK) >= RJ_REG_CHUNK / 4) || rj_new_chunk();
 }
 
-uint32_t rj_registry_add(void *object) {
-    if (__builtin_expect(rj_free == RJ_FREE_END && !(rj_mine && rj_bump < RJ_REG_CHUNK), 0) && !rj_refill())
-        return UINT32_MAX;
+/* A slot of this thread's chunk, which has one: from the free list, else never used. */
+static inline __attribute__((always_inline)) uint32_t rj_registry_put(void *object) {
     uint32_t i;
     if (rj_free != RJ_FREE_END) {
         i = rj_free;
@@ -165,11 +166,32 @@ uint32_t rj_registry_add(void *object) {
     return rj_mine->index << RJ_REG_CHUNK_BITS | i;
 }
 
+/* rj_registry_add when this thread's chunk is full or it has none. Out of line: the common
+ * add is a leaf, a few instructions. */
+static __attribute__((noinline)) uint32_t rj_registry_add_refilling(void *object) {
+    if (!rj_refill()) return UINT32_MAX;
+    return rj_registry_put(object);
+}
+
+uint32_t rj_registry_add(void *object) {
+    if (__builtin_expect(rj_free == RJ_FREE_END && !(rj_mine && rj_bump < RJ_REG_CHUNK), 0))
+        return rj_registry_add_refilling(object);
+    return rj_registry_put(object);
+}
+
 void rj_registry_remove(uint32_t handle) {
     if (handle == UINT32_MAX) return;
     rj_reg_chunk **table = __atomic_load_n(&rj_chunks, __ATOMIC_ACQUIRE);
     rj_reg_chunk *c = __atomic_load_n(&table[handle >> RJ_REG_CHUNK_BITS], __ATOMIC_ACQUIRE);
-    __atomic_store_n(&c->slots[handle & (RJ_REG_CHUNK - 1)], RJ_DEAD, __ATOMIC_SEQ_CST);
+    uint32_t i = handle & (RJ_REG_CHUNK - 1);
+    if (c == rj_mine) {
+        /* A slot of this thread's own chunk goes straight back onto its free list (a dump skips
+         * a free-listed slot as it skips a dead one): no scan needed to take it back. */
+        __atomic_store_n(&c->slots[i], (uintptr_t)rj_free << 2 | 1, __ATOMIC_SEQ_CST);
+        rj_free = i;
+    } else {
+        __atomic_store_n(&c->slots[i], RJ_DEAD, __ATOMIC_SEQ_CST);
+    }
     if (__builtin_expect(__atomic_load_n(&rj_dump_active, __ATOMIC_SEQ_CST), 0)) {
         /* A dump may be reading the object: its deinit goes on once the dump is over. */
         while (__atomic_load_n(&rj_dump_active, __ATOMIC_ACQUIRE)) sched_yield();

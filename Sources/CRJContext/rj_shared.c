@@ -27,6 +27,7 @@
  * the body runs, and rj_coro_locate says where those bytes are meanwhile.
  */
 #include "rj_internal.h"
+#include "rj_thread.h"
 #include "rj_tools.h"
 
 #include <pthread.h>
@@ -95,7 +96,7 @@ static void rj_spin_unlock(int *word) { __atomic_store_n(word, 0, __ATOMIC_RELEA
 /* ---- Configuration and statistics ---------------------------------------- */
 
 static unsigned rj_cfg_run_stacks = 16;
-static int rj_cfg_stack_mode = -1; /* -1 until the environment is read (below) or a mode is set */
+int rj_cfg_stack_mode = -1; /* -1 until the environment is read (below) or a mode is set */
 int rj_shared_in_use;
 static struct rj_run_stack rj_runs[RJ_MAX_RUN_STACKS];
 static unsigned rj_runs_made;      /* atomic: how many of rj_runs are ready */
@@ -108,16 +109,12 @@ static size_t rj_copier_trips;     /* atomic: switches that went through a copie
  * runs the whole suite in both modes. Read at the first question, unless a mode was set before
  * it: every generator's creation asks, so the answer after that is one load (no
  * pthread_once). Threads asking at once all read the same environment; the first store wins. */
-static __attribute__((noinline)) rj_stack_mode rj_read_mode_env(void) {
+rj_stack_mode rj_read_default_stack_mode(void) {
     const char *env = getenv("RJ_STACK_MODE");
     int mode = env && strcmp(env, "shared") == 0 && RJ_HAVE_FAST ? RJ_STACK_SHARED : RJ_STACK_DEDICATED;
     int unknown = -1;
     __atomic_compare_exchange_n(&rj_cfg_stack_mode, &unknown, mode, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     return (rj_stack_mode)__atomic_load_n(&rj_cfg_stack_mode, __ATOMIC_RELAXED);
-}
-rj_stack_mode rj_default_stack_mode(void) {
-    int mode = __atomic_load_n(&rj_cfg_stack_mode, __ATOMIC_RELAXED);
-    return __builtin_expect(mode >= 0, 1) ? (rj_stack_mode)mode : rj_read_mode_env();
 }
 void rj_set_default_stack_mode(rj_stack_mode mode) {
     if (mode != RJ_STACK_DEDICATED && mode != RJ_STACK_SHARED) return;
@@ -599,12 +596,8 @@ void rj_shared_switch_in(rj_coro *c) {
  * rj_shared_switch_in do before and after the switch, for the common case, where no frames
  * move through the copier; 0 from the first half means "not this case, nothing done": the
  * caller takes rj_coro_resume. */
-int rj_shared_will_resume(rj_coro *c) {
-    struct rj_run_stack *r = c->run;
-    rj_coro *a = rj_current;
-    /* The first resume picks a run stack; a resumer on c's run stack means the copier, unless
-     * c's frames are there already (this thread holds r then: a runs on it). */
-    if (!r || (a && a->shared && a->run == r && r->occupant != c)) return 0;
+/* Everything rj_shared_will_resume does, from a state where it has done nothing. */
+static __attribute__((noinline)) int rj_shared_will_resume_general(rj_coro *c, struct rj_run_stack *r, rj_coro *a) {
     rj_coro_will_resume(c);
     rj_run_take(r, rj_me());
     if (a) a->callee = c;
@@ -612,11 +605,40 @@ int rj_shared_will_resume(rj_coro *c) {
     return 1;
 }
 
+int rj_shared_will_resume(rj_coro *c) {
+    struct rj_run_stack *r = c->run;
+    rj_coro *a = rj_current;
+    /* The first resume picks a run stack; a resumer on c's run stack means the copier, unless
+     * c's frames are there already (this thread holds r then: a runs on it). */
+    if (!r || (a && a->shared && a->run == r && r->occupant != c)) return 0;
+    /* The common case is a leaf (no call, no register saved): c's frames on its run stack
+     * already, which this thread holds or nobody does, and the leaf bookkeeping. */
+    rj_thread_rec *me = rj_me_rec;
+    if (__builtin_expect(!me || r->occupant != c || !rj_will_resume_is_leaf(c) ||
+                         __atomic_load_n(&r->dump_waiting, __ATOMIC_RELAXED), 0))
+        return rj_shared_will_resume_general(c, r, a);
+    rj_thread_rec *holder = __atomic_load_n(&r->holder, __ATOMIC_RELAXED);
+    if (holder == me) {
+        r->depth++;
+    } else if (holder == NULL &&
+               __atomic_compare_exchange_n(&r->holder, &holder, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        r->depth = 1;
+        me->held++;
+    } else {
+        return rj_shared_will_resume_general(c, r, a);
+    }
+    rj_will_resume_leaf(c);
+    if (a) a->callee = c;
+    return 1;
+}
+
 int rj_shared_did_return(rj_coro *c) {
     rj_coro *a = c->resumer;
     if (a) a->callee = NULL;
-    rj_run_give(c->run, rj_me());
-    return rj_coro_did_return(c);
+    /* This thread holds the run stack (its record exists): rj_run_give without rj_me's check. */
+    rj_run_give(c->run, rj_me_rec);
+    if (!rj_did_return_is_leaf(c)) return rj_coro_did_return(c);
+    return rj_did_return_leaf(c);
 }
 
 /* The body's half: 1 when its resumer's frames are in place (brought back here if they were

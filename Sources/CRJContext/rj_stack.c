@@ -68,7 +68,7 @@
 
 /* ---- Configuration ------------------------------------------------------ */
 
-static size_t rj_cfg_stack_size = RJ_DEFAULT_STACK;
+size_t rj_cfg_stack_size = RJ_DEFAULT_STACK;
 static size_t rj_cfg_guard_size = RJ_DEFAULT_GUARD;
 static size_t rj_cfg_pool_limit = 64;
 static size_t rj_cfg_resident_limit = 64;
@@ -87,7 +87,6 @@ size_t rj_page_size(void) {
     return p;
 }
 
-size_t rj_default_stack_size(void) { return __atomic_load_n(&rj_cfg_stack_size, __ATOMIC_RELAXED); }
 /* The one stack-size policy, for a generator's own size and for the default alike: at least
  * RJ_MIN_STACK, at most RJ_MAX_STACK (more than any address space); anything else is refused
  * with a message that names the setting. */
@@ -151,13 +150,24 @@ static size_t rj_pool_count;
 /* Stacks that gave their pages back as they went cold (statistics). */
 static size_t rj_trim_count;
 
-static void rj_pool_lock(void) {
+/* preserve_most: the caller keeps its registers across the call, so the common path of a
+ * caller that may wait here needs none saved. */
+#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#  define RJ_COLD_CALL __attribute__((noinline, preserve_most))
+#else
+#  define RJ_COLD_CALL __attribute__((noinline))
+#endif
+static RJ_COLD_CALL void rj_pool_lock_contended(void) {
     unsigned spins = 0;
-    while (__atomic_exchange_n(&rj_pool_lock_word, 1, __ATOMIC_ACQUIRE)) {
+    do {
         while (__atomic_load_n(&rj_pool_lock_word, __ATOMIC_RELAXED)) {
             if (++spins > 64) { sched_yield(); spins = 0; }
         }
-    }
+    } while (__atomic_exchange_n(&rj_pool_lock_word, 1, __ATOMIC_ACQUIRE));
+}
+/* The wait out of line: the pool's common paths stay leaves. */
+static inline __attribute__((always_inline)) void rj_pool_lock(void) {
+    if (__builtin_expect(__atomic_exchange_n(&rj_pool_lock_word, 1, __ATOMIC_ACQUIRE), 0)) rj_pool_lock_contended();
 }
 static void rj_pool_unlock(void) { __atomic_store_n(&rj_pool_lock_word, 0, __ATOMIC_RELEASE); }
 
@@ -635,7 +645,7 @@ rj_coro *rj_stack_acquire(size_t stack_size) {
         }
         rj_pool_unlock();
     }
-    return rj_stack_acquire_slow(stack_size);
+    return rj_stack_acquire_slow(stack_size); /* a tail call: the case above stays a leaf */
 }
 
 void rj_stack_release(rj_coro *c) {

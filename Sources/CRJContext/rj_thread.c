@@ -8,6 +8,7 @@
  */
 #include "rj_internal.h"
 #include "rj_swift_state.h"
+#include "rj_thread.h"
 
 #include <unistd.h>
 #if defined(__linux__)
@@ -74,35 +75,19 @@ static inline __attribute__((always_inline)) int rj_after_resume(rj_coro *c) {
 }
 
 /* The halves the inline switch calls (CRJContext.h), on every resume of a generator. Their
- * fast paths are leaves (no call, so no frame and no saved register) for the common case:
- * this thread is prepared and its exclusivity head is known, neither the thread nor the
- * coroutine has an access open, no task-local value is bound outside a task on this thread,
- * and the coroutine has bound none. Then the Swift runtime state has nothing to carry, and
- * what is left is the current coroutine and what a dump reads. Anything else takes the whole
- * bookkeeping above, out of line. The two tests are the union of the conditions under which
- * rj_swift_state_enter and rj_swift_state_exit would do anything. */
+ * fast paths are leaves (no call, so no frame and no saved register) for the common case
+ * (rj_thread.h); anything else takes the whole bookkeeping above, out of line. The two tests
+ * are the union of the conditions under which rj_swift_state_enter and rj_swift_state_exit
+ * would do anything. */
 static __attribute__((noinline)) void rj_will_resume_slow(rj_coro *c) { rj_before_resume(c); }
 static __attribute__((noinline)) int rj_did_return_slow(rj_coro *c) { return rj_after_resume(c); }
 
 void rj_coro_will_resume(rj_coro *c) {
-    /* Until rj_prepare_thread has run on this thread (and when the runtime's layout was not
-     * found, or RJ_EXCLUSIVITY_SLOW_PATH=1: the runtime is called every time), the head points
-     * at a word that is never empty; the slot, where task-locals are not tracked, at one that
-     * is always empty (rj_swift_state.c). */
-    if (__builtin_expect(*rj_excl_head || c->exclusivity[0] || c->tl_head || *rj_tl_slot || c->finished, 0)) {
-        rj_will_resume_slow(c);
-        return;
-    }
-    c->resumer = rj_current;
-    c->last_thread = rj_thread_prepared;
-    c->tl_resumer_head = NULL;
-    rj_current = c;
+    if (!rj_will_resume_is_leaf(c)) rj_will_resume_slow(c);
+    else rj_will_resume_leaf(c);
 }
 
 int rj_coro_did_return(rj_coro *c) {
-    if (__builtin_expect(*rj_excl_head || c->exclusivity[0] || c->tl_resumer_head || *rj_tl_slot, 0))
-        return rj_did_return_slow(c);
-    c->tl_head = NULL;
-    rj_current = c->resumer;
-    return c->finished;
+    if (!rj_did_return_is_leaf(c)) return rj_did_return_slow(c);
+    return rj_did_return_leaf(c);
 }

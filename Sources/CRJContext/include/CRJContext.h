@@ -102,16 +102,12 @@ size_t rj_coro_saved_bytes(const rj_coro *_Nonnull c);
  * frame is ever away, and rj_coro_in_resumer costs one load. */
 extern int rj_shared_in_use;
 void *_Nonnull rj_coro_locate_in_resumer(const rj_coro *_Nonnull c, void *_Nonnull p);
-/* rj_coro_locate for the frames of c's resumer (the coroutine current when c was
- * resumed), from c's body: where the resumer's local at p is now. */
-static inline void *_Nonnull rj_coro_in_resumer(const rj_coro *_Nonnull c, void *_Nonnull p) {
-    if (__builtin_expect(!__atomic_load_n(&rj_shared_in_use, __ATOMIC_RELAXED), 1)) return p;
-    return rj_coro_locate_in_resumer(c, p);
-}
+/* rj_coro_in_resumer (below, after rj_coro_head) is rj_coro_locate for the frames of c's resumer. */
+
 /* The mode of the generators made from now on that do not choose (dedicated
  * unless changed), and whether this build can make shared ones (the fast
  * backend is compiled in). */
-rj_stack_mode rj_default_stack_mode(void);
+static inline rj_stack_mode rj_default_stack_mode(void);
 void rj_set_default_stack_mode(rj_stack_mode mode);
 int rj_shared_stacks_available(void);
 /* How many run stacks shared coroutines share (16 unless changed); settable
@@ -133,9 +129,25 @@ typedef struct rj_coro_head {
     unsigned char backend;
     unsigned char finished;
     /* 1: this coroutine switches with the inline switch below (fast backend,
-     * no sanitizer); 0: through rj_coro_resume / rj_coro_suspend only. */
+     * no sanitizer); 2: the same, a shared-stack coroutine (rj_shared.c's halves
+     * around the switch); 0: through rj_coro_resume / rj_coro_suspend only. */
     unsigned char switches_inline;
 } rj_coro_head;
+
+/* rj_coro_locate for the frames of c's resumer (the coroutine current when c was
+ * resumed), from c's body: where the resumer's local at p is now. RJ_CORO_RESUMER_OFFSET
+ * is where an rj_coro keeps its resumer (checked in rj_internal.h). */
+#define RJ_CORO_RESUMER_OFFSET 0x48
+/* 1 when c's resumer is plain code or a coroutine that switches inline with a stack of its
+ * own (switches_inline 1; a shared one has 2, or 0 in sanitized builds): its frames stay put. */
+static inline int rj_coro_resumer_stays_put(const rj_coro *_Nonnull c) {
+    const rj_coro_head *a = *(const rj_coro_head *const *)(const void *)((const char *)c + RJ_CORO_RESUMER_OFFSET);
+    return !a || a->switches_inline == 1;
+}
+static inline void *_Nonnull rj_coro_in_resumer(const rj_coro *_Nonnull c, void *_Nonnull p) {
+    if (__builtin_expect(!__atomic_load_n(&rj_shared_in_use, __ATOMIC_RELAXED), 1) || rj_coro_resumer_stays_put(c)) return p;
+    return rj_coro_locate_in_resumer(c, p);
+}
 
 /* An opaque pointer for the layer above: the Swift object that owns the
  * coroutine, unretained. Inline: every generator sets it once, as it starts. */
@@ -344,7 +356,7 @@ static inline __attribute__((always_inline)) int rj_coro_resume_inline(rj_coro *
 static inline __attribute__((always_inline)) void rj_coro_suspend_inline(rj_coro *_Nonnull c) {
 #if RJ_HAVE_INLINE_SWITCH
     int how = rj_coro_switches_inline(c);
-    if (__builtin_expect(how == 1, 1) || (how == 2 && rj_shared_will_suspend(c))) {
+    if (__builtin_expect(how == 1, 1) || (how == 2 && (rj_coro_resumer_stays_put(c) || rj_shared_will_suspend(c)))) {
         rj_coro_head *h = (rj_coro_head *)(void *)c;
         rj_switch_inline(&h->sp, h->caller_sp);
         return;
@@ -355,9 +367,20 @@ static inline __attribute__((always_inline)) void rj_coro_suspend_inline(rj_coro
 
 /* ---- Configuration (process-wide, thread-safe) ------------------------ */
 
+/* The settings every generator's creation reads, inline: one load each. Written only by the
+ * C core's setters; the words are public for these accessors alone. */
+extern rj_backend rj_cfg_backend;
+extern int rj_cfg_stack_mode; /* -1 until the environment (RJ_STACK_MODE) is read or a mode set */
+extern size_t rj_cfg_stack_size;
+rj_stack_mode rj_read_default_stack_mode(void);
+static inline rj_stack_mode rj_default_stack_mode(void) {
+    int mode = __atomic_load_n(&rj_cfg_stack_mode, __ATOMIC_RELAXED);
+    return __builtin_expect(mode >= 0, 1) ? (rj_stack_mode)mode : rj_read_default_stack_mode();
+}
+
 /* The backend new coroutines use. Setting RJ_BACKEND_FAST where it is not
  * compiled in is ignored. */
-rj_backend rj_default_backend(void);
+static inline rj_backend rj_default_backend(void) { return __atomic_load_n(&rj_cfg_backend, __ATOMIC_RELAXED); }
 void rj_set_default_backend(rj_backend backend);
 /* "fast (x86_64 sysv)", "fast (arm64 aapcs64)" or "ucontext". */
 const char *_Nonnull rj_backend_name(rj_backend backend);
@@ -370,7 +393,7 @@ int rj_switches_inline_by_default(void);
 
 /* Default usable stack size (256 KiB unless changed). Setting a size that
  * rj_check_stack_size refuses keeps the old one and returns -1. */
-size_t rj_default_stack_size(void);
+static inline size_t rj_default_stack_size(void) { return __atomic_load_n(&rj_cfg_stack_size, __ATOMIC_RELAXED); }
 int rj_set_default_stack_size(size_t size);
 /* Smallest stack size accepted. */
 size_t rj_min_stack_size(void);

@@ -32,11 +32,39 @@ extension ErasedCompletion {
         switch outcome {
         case .returned(let value) where Self.keepsInline(Return.self):
             var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
-            withUnsafeMutableBytes(of: &bytes) { $0.storeBytes(of: value, as: Return.self) }
+            // Unprotected: three words written through their address are no array a write could
+            // run off, and a stack protector costs every completion a canary's load and check.
+            _withUnprotectedUnsafeMutablePointer(to: &bytes) { UnsafeMutableRawPointer($0).storeBytes(of: value, as: Return.self) }
             self = .returnedInline(bytes.0, bytes.1, bytes.2)
         case .returned(let value): self = .returned(value)
         case .threw(let error): self = .threw(error)
         case .closed: self = .closed
+        }
+    }
+}
+
+extension Completion {
+    /// Which case this is, without the payload: what the state machine keeps beside the erased
+    /// outcome, so that a test of the case reads a byte.
+    @inlinable
+    var kind: OutcomeKind {
+        switch self {
+        case .returned: return .returned
+        case .threw: return .threw
+        case .closed: return .closed
+        }
+    }
+}
+
+extension ErasedCompletion {
+    /// Which case this is (a copy of the enum: for checks, not for hot paths).
+    @inlinable
+    var kind: OutcomeKind {
+        switch self {
+        case .none: return .none
+        case .returned, .returnedInline: return .returned
+        case .threw: return .threw
+        case .closed: return .closed
         }
     }
 }

@@ -94,7 +94,9 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
 
     deinit {
         record.unregister()
-        closeOnRelease()
+        // A generator that completed, or never started, has no coroutine: nothing to close
+        // (tested here, not in the out-of-line close, whose frame costs more than the test).
+        if coro != nil { closeOnRelease() }
     }
 
     /// Resumes the body, which runs until its next `yield` or its end.

@@ -196,18 +196,21 @@ struct GeneratorStateMachine {
     /// Keeps how the body ended, once (by the body when nobody typed waits, or by `completed(with:)`),
     /// initialised over the trivial `.none`: an assignment goes through the value witnesses.
     @inlinable @inline(__always)
-    func keep(_ ended: consuming ErasedCompletion) {
+    func keep(_ ended: consuming ErasedCompletion, kind: OutcomeKind) {
+        assert(ended.kind == kind, "RJIterator: internal error: an outcome kept with another case's kind")
         // The generator's address, without a closure (which would capture `ended`).
         let h = host.takeUnretainedValue()
         assert({ if case .none = h.kept.outcome { return true } else { return false } }())
+        h.kept.outcomeKind = kind
         initializeOver(&h.kept.outcome, with: ended)
     }
 
     /// The body ended (or an operation completed a generator that never ran) with `outcome`,
-    /// not kept yet: keeps it and gives the word back as `completed`.
+    /// not kept yet: keeps it and gives the word back as `completed`. (`kind` is given by the
+    /// caller, which has the typed outcome: `Completion.kind`.)
     @inlinable @inline(__always)
-    func completed(with outcome: consuming ErasedCompletion) {
-        keep(outcome)
+    func completed(with outcome: consuming ErasedCompletion, kind: OutcomeKind) {
+        keep(outcome, kind: kind)
         with { $0.stateWord.store(.completed, ordering: .releasing) }
     }
 
@@ -238,19 +241,13 @@ struct GeneratorStateMachine {
     /// `GeneratorError.closed` itself).
     @inlinable
     var endedByClose: Bool {
-        with { h in
-            if case .closed = h.kept.outcome { return true }
-            return false
-        }
+        with { $0.kept.outcomeKind == .closed }
     }
 
-    /// Whether the body ended by throwing (read in place: no copy of the outcome).
+    /// Whether the body ended by throwing.
     @inlinable
     var endedByError: Bool {
-        with { h in
-            if case .threw = h.kept.outcome { return true }
-            return false
-        }
+        with { $0.kept.outcomeKind == .threw }
     }
 
     /// What the exit signal of a body being closed carries: the value of the `return(_:)` that

@@ -5,6 +5,9 @@ struct KeptState {
     /// How the body ended; `none` until then. (An `ErasedCompletion?` would be stored and
     /// destroyed through `Optional`'s generic value witnesses.)
     @usableFromInline var outcome = ErasedCompletion.none
+    /// Which case `outcome` is, in a byte: tested in place, where a test of `outcome` itself
+    /// copies the enum and destroys the copy (its payloads are existentials).
+    @usableFromInline var outcomeKind = OutcomeKind.none
     /// Set while release closes the body: `yield` then throws the exit signal without reading a
     /// typed signal, so closing needs no type information.
     @usableFromInline var closingOnRelease = false
@@ -29,4 +32,10 @@ enum Pending {
     /// An error a for-in in the running body could not throw: its next `yield`, or its end, throws
     /// it (Generator+Sequence.swift). Set and taken by the body while it runs: never across a suspension.
     case error(any Error)
+}
+
+/// The case of a kept `ErasedCompletion`, without its payload.
+@usableFromInline
+enum OutcomeKind: UInt8 {
+    case none, returned, threw, closed
 }
