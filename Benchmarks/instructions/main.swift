@@ -100,18 +100,20 @@ case "rjiterator-next-typed":
     var sum = 0
     for i in 0..<n { sum &+= it.next(i).value(as: Int.self) ?? 0 }
     blackHole(sum)
-case "send-pipeline":
+case "send-pipeline", "send-pipeline-shared":
     // One value through the send pipeline of the workload `average`: a send into a scaler whose
-    // body sends it on to an averager (two round trips, one nested in a body).
+    // body sends it on to an averager (two round trips, one nested in a body); with -shared,
+    // both generators on shared stacks (each on a run stack of its own: no frames copied).
+    let mode: StackMode = arguments[1] == "send-pipeline" ? .dedicated : .shared
     func averager() -> Generator<Double?, Double, Void> {
-        Generator { y in
+        Generator(stackMode: mode) { y in
             var total = 0.0, count = 0
             var average: Double? = nil
             while true { total += try y.yield(average); count += 1; average = total / Double(count) }
         }
     }
     func scaler(_ target: Generator<Double?, Double, Void>) -> Generator<Double?, Double, Void> {
-        Generator { y in
+        Generator(stackMode: mode) { y in
             var answer: Double? = nil
             while true { answer = try target.send(try y.yield(answer) * 0.5) }
         }

@@ -117,6 +117,7 @@ struct rj_coro {
     unsigned char backend;
     unsigned char finished;
     unsigned char switches_inline;
+    unsigned char away;        /* shared: its frames are in its saved block, not on its run stack */
     /* What every resume reads or writes is in the first two cache lines (the header is
      * 64-byte aligned): the head above, the two words below, the exclusivity set and the
      * task-local heads, the resumer. A chain of a thousand generators resumes each of them per
@@ -152,6 +153,9 @@ struct rj_coro {
             rj_coro *pool_prev;
             struct rj_slab *slab; /* the slab this stack was carved from, or NULL */
             unsigned slot;      /* its index there */
+#if RJ_VALGRIND
+            unsigned valgrind_id; /* valgrind's name for this stack, while it is mapped */
+#endif
         };
         struct {               /* a shared-stack coroutine (rj_shared.c) */
             struct rj_run_stack *run; /* its run stack, given at the first resume */
@@ -160,9 +164,6 @@ struct rj_coro {
             char *saved_sp;     /* where they go back to (their lowest address on the run stack) */
         };
     };
-#if RJ_VALGRIND
-    unsigned valgrind_id;
-#endif
 #if RJ_ASAN
     void *asan_fake;           /* this coroutine's fake stack while it is switched out */
     void *asan_resumer_fake;   /* the resumer's fake stack while this coroutine runs */
@@ -195,6 +196,7 @@ _Static_assert(offsetof(struct rj_coro, id) == offsetof(rj_coro_head, id), "rj_c
 _Static_assert(offsetof(struct rj_coro, backend) == offsetof(rj_coro_head, backend), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, finished) == offsetof(rj_coro_head, finished), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, switches_inline) == offsetof(rj_coro_head, switches_inline), "rj_coro_head layout");
+_Static_assert(offsetof(struct rj_coro, away) == offsetof(rj_coro_head, away), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, resumer) + sizeof(void *) <= 128, "a resume's fields in the first two lines");
 _Static_assert(offsetof(struct rj_coro, resumer) == RJ_CORO_RESUMER_OFFSET, "rj_coro_in_resumer reads it there");
 

@@ -390,6 +390,7 @@ static void rj_save(rj_coro *o, char *sp) {
     rj_copy_frames(o->saved, sp, len);
     o->saved_sp = sp;
     o->saved_len = len;
+    __atomic_store_n(&o->away, 1, __ATOMIC_RELAXED);
     r->occupant = NULL;
 }
 
@@ -404,6 +405,7 @@ static void rj_restore(rj_coro *c) {
 #endif
     {
         rj_copy_frames(c->saved_sp, c->saved, c->saved_len);
+        __atomic_store_n(&c->away, 0, __ATOMIC_RELAXED);
     }
 #if RJ_ASAN
     /* The shadow still describes the frames that were here before. */
@@ -605,17 +607,25 @@ static __attribute__((noinline)) int rj_shared_will_resume_general(rj_coro *c, s
     return 1;
 }
 
+/* The rest of rj_shared_will_resume once it holds r, when c's frames are not on it (another
+ * coroutine of r ran since c last did): the leaf bookkeeping, then c's frames brought in. */
+static __attribute__((noinline)) int rj_shared_will_resume_bringing_in(rj_coro *c, rj_coro *a) {
+    rj_will_resume_leaf(c);
+    if (a) a->callee = c;
+    rj_bring_in_other(c);
+    return 1;
+}
+
 int rj_shared_will_resume(rj_coro *c) {
     struct rj_run_stack *r = c->run;
     rj_coro *a = rj_current;
     /* The first resume picks a run stack; a resumer on c's run stack means the copier, unless
      * c's frames are there already (this thread holds r then: a runs on it). */
     if (!r || (a && a->shared && a->run == r && r->occupant != c)) return 0;
-    /* The common case is a leaf (no call, no register saved): c's frames on its run stack
-     * already, which this thread holds or nobody does, and the leaf bookkeeping. */
+    /* The common case is a leaf (no call, no register saved): the leaf bookkeeping, and r
+     * taken with one compare-and-swap (or a count, when this thread's chain is on it). */
     rj_thread_rec *me = rj_me_rec;
-    if (__builtin_expect(!me || r->occupant != c || !rj_will_resume_is_leaf(c) ||
-                         __atomic_load_n(&r->dump_waiting, __ATOMIC_RELAXED), 0))
+    if (__builtin_expect(!me || !rj_will_resume_is_leaf(c) || __atomic_load_n(&r->dump_waiting, __ATOMIC_RELAXED), 0))
         return rj_shared_will_resume_general(c, r, a);
     rj_thread_rec *holder = __atomic_load_n(&r->holder, __ATOMIC_RELAXED);
     if (holder == me) {
@@ -627,6 +637,8 @@ int rj_shared_will_resume(rj_coro *c) {
     } else {
         return rj_shared_will_resume_general(c, r, a);
     }
+    /* Read only now that r is held: until then another thread may run another coroutine of r. */
+    if (__builtin_expect(r->occupant != c, 0)) return rj_shared_will_resume_bringing_in(c, a);
     rj_will_resume_leaf(c);
     if (a) a->callee = c;
     return 1;

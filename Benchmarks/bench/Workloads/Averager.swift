@@ -5,8 +5,8 @@ import RJIterator
 // averager and passes the averager's answer back. Written twice: with `Generator` (`start`,
 // `send`) and with the seed API (`RJIterator`, `rj_yield`). SIZE values are sent.
 enum AveragerWorkload {
-    static func averager() -> Generator<Double?, Double, Void> {
-        Generator { y in
+    static func averager(stackMode: StackMode? = nil) -> Generator<Double?, Double, Void> {
+        Generator(stackMode: stackMode) { y in
             var total = 0.0
             var count = 0
             var average: Double? = nil
@@ -19,8 +19,9 @@ enum AveragerWorkload {
         }
     }
 
-    static func scaler(_ factor: Double, _ target: Generator<Double?, Double, Void>) -> Generator<Double?, Double, Void> {
-        Generator { y in
+    static func scaler(_ factor: Double, _ target: Generator<Double?, Double, Void>,
+                       stackMode: StackMode? = nil) -> Generator<Double?, Double, Void> {
+        Generator(stackMode: stackMode) { y in
             var answer: Double? = nil
             while true {
                 let x = try y.yield(answer)

@@ -132,17 +132,20 @@ typedef struct rj_coro_head {
      * no sanitizer); 2: the same, a shared-stack coroutine (rj_shared.c's halves
      * around the switch); 0: through rj_coro_resume / rj_coro_suspend only. */
     unsigned char switches_inline;
+    /* 1 while a shared-stack coroutine's frames are copied out of its run stack
+     * (rj_shared.c): what a body asks before it writes into its resumer's frames. */
+    unsigned char away;
 } rj_coro_head;
 
 /* rj_coro_locate for the frames of c's resumer (the coroutine current when c was
  * resumed), from c's body: where the resumer's local at p is now. RJ_CORO_RESUMER_OFFSET
  * is where an rj_coro keeps its resumer (checked in rj_internal.h). */
 #define RJ_CORO_RESUMER_OFFSET 0x48
-/* 1 when c's resumer is plain code or a coroutine that switches inline with a stack of its
- * own (switches_inline 1; a shared one has 2, or 0 in sanitized builds): its frames stay put. */
+/* 1 when c's resumer is plain code or a coroutine whose frames are where they ran: not a
+ * shared-stack one whose frames are copied out. */
 static inline int rj_coro_resumer_stays_put(const rj_coro *_Nonnull c) {
     const rj_coro_head *a = *(const rj_coro_head *const *)(const void *)((const char *)c + RJ_CORO_RESUMER_OFFSET);
-    return !a || a->switches_inline == 1;
+    return !a || !__atomic_load_n(&a->away, __ATOMIC_RELAXED);
 }
 static inline void *_Nonnull rj_coro_in_resumer(const rj_coro *_Nonnull c, void *_Nonnull p) {
     if (__builtin_expect(!__atomic_load_n(&rj_shared_in_use, __ATOMIC_RELAXED), 1) || rj_coro_resumer_stays_put(c)) return p;
