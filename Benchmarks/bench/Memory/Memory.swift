@@ -214,9 +214,9 @@ extension MemoryRows.Rows {
                     "(information: a released stack's pages go back to the system)")
         if let shared {
             bench.bound(shared.perGenerator, "resident memory per suspended generator, shared stacks", below: 1024,
-                        why: "five heap blocks of about 1,020 B in all: at its limit, over it in some runs")
+                        why: "five heap blocks: generator 224, closure context 32, header 208, frames about 496, array slot 8")
             bench.bound(shared.create, "create + first next with many alive, shared stacks", below: 500,
-                        why: "five heap blocks a generator, the heap growing into fresh pages with 100,000 alive; not yet broken down")
+                        why: "the heap grows into fresh pages: a quarter of a page fault a generator (row \"floor: first write to a fresh page\")")
             bench.bound(shared.release, "release of a suspended generator with many alive, shared stacks", below: 500)
             if let v8 {
                 bench.ratio("memory per suspended generator, shared stacks / V8's", shared.perGenerator, over: v8, target: nil)
