@@ -255,7 +255,9 @@ struct GeneratorStateMachine {
     @inlinable
     func takeExitValue() -> PendingReturn? {
         with { h in
-            // Moved out (no copy, no reference counting): at a resumed `yield`, a return or nothing.
+            // The common case, nothing pending, is one test of the word (an exchange would
+            // release what it took, nothing, through a call); a return is moved out.
+            if case .none = h.kept.pending { return nil }
             guard case .returning(let value) = exchange(&h.kept.pending, with: .none) else { return nil }
             return value
         }
