@@ -428,11 +428,9 @@ static __attribute__((noinline)) void rj_bring_in_other(rj_coro *c) {
 void *rj_coro_locate_in_resumer(const rj_coro *c, void *p) { return rj_coro_locate(c->resumer, p); }
 
 void *rj_coro_locate(const rj_coro *c, void *p) {
-    if (!c || !c->shared) return p;
-    const struct rj_run_stack *r = c->run;
-    if (!r || r->occupant == c) return p;
+    if (!c || !__atomic_load_n(&c->away, __ATOMIC_RELAXED)) return p;
     char *q = p;
-    if (q < c->saved_sp || q >= r->hi) return p;
+    if (q < c->saved_sp || q >= c->run->hi) return p;
     return c->saved + (q - c->saved_sp);
 }
 
@@ -594,10 +592,6 @@ void rj_shared_switch_in(rj_coro *c) {
 }
 
 #if RJ_SHARED_INLINE
-/* The inline switch's halves for a shared coroutine (CRJContext.h): what rj_coro_resume and
- * rj_shared_switch_in do before and after the switch, for the common case, where no frames
- * move through the copier; 0 from the first half means "not this case, nothing done": the
- * caller takes rj_coro_resume. */
 /* Everything rj_shared_will_resume does, from a state where it has done nothing. */
 static __attribute__((noinline)) int rj_shared_will_resume_general(rj_coro *c, struct rj_run_stack *r, rj_coro *a) {
     rj_coro_will_resume(c);
@@ -616,6 +610,10 @@ static __attribute__((noinline)) int rj_shared_will_resume_bringing_in(rj_coro *
     return 1;
 }
 
+/* The inline switch's halves for a shared coroutine (CRJContext.h): what rj_coro_resume and
+ * rj_shared_switch_in do before and after the switch, for the common case, where no frames
+ * move through the copier; 0 from the first half means "not this case, nothing done": the
+ * caller takes rj_coro_resume. */
 int rj_shared_will_resume(rj_coro *c) {
     struct rj_run_stack *r = c->run;
     rj_coro *a = rj_current;
@@ -657,7 +655,7 @@ int rj_shared_did_return(rj_coro *c) {
  * on another run stack), 0 when they come back through the copier (rj_coro_suspend). */
 int rj_shared_will_suspend(rj_coro *c) {
     rj_coro *a = c->resumer;
-    if (a && a->shared && a->run->occupant != a) {
+    if (a && a->away) {
         if (a->run == c->run) return 0;
         rj_bring_in(a);
     }
@@ -669,7 +667,7 @@ int rj_shared_will_suspend(rj_coro *c) {
  * their run stack first if they are away. */
 void rj_shared_switch_out(rj_coro *c) {
     rj_coro *a = c->resumer;
-    if (a && a->shared && a->run->occupant != a) {
+    if (a && a->away) {
         rj_thread_rec *me = rj_me();
         if (a->run == c->run) {
             rj_copier(me);

@@ -89,7 +89,7 @@ extension LifecycleRows {
         bench.ratio("create + run + release / raw fast switch", createRunRelease, over: s.rawFast, target: 5.0,
                     why: "a generator's two Swift allocations (an object, its closure's context) alone cost about 2x this switch")
         bench.ratio("create + run + release / its allocations alone", createRunRelease, over: allocationsOnly, target: 2.0,
-                    why: "a stack from the pool and the generator's set-up add about 530 instructions to the allocations' 700")
+                    why: "a stack from the pool and the generator's set-up add most of the allocations' own count again (Benchmarks/instructions/budget.txt)")
         bench.ratio("create + run + release / V8's generator created, run, dropped", createRunRelease, over: peers.v8Create,
                     target: 2.0, why: "V8 makes one small object in its own heap; a Swift generator makes two with malloc, and takes a stack")
         bench.ratio("create + run + release / Python's generator created, run, dropped", createRunRelease,

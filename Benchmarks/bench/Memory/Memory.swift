@@ -214,7 +214,7 @@ extension MemoryRows.Rows {
                     "(information: a released stack's pages go back to the system)")
         if let shared {
             bench.bound(shared.perGenerator, "resident memory per suspended generator, shared stacks", below: 1024,
-                        why: "five heap blocks: generator 224, closure context 32, header 208, frames about 496, array slot 8")
+                        why: "five heap blocks: the generator, its closure context, its header, its frames, its array slot (docs/performance.md)")
             bench.bound(shared.create, "create + first next with many alive, shared stacks", below: 500,
                         why: "the heap grows into fresh pages: a quarter of a page fault a generator (row \"floor: first write to a fresh page\")")
             bench.bound(shared.release, "release of a suspended generator with many alive, shared stacks", below: 500)
