@@ -28,7 +28,7 @@ extension ErasedCompletion {
     }
 
     @inlinable
-    init<Return>(_ outcome: Completion<Return>) {
+    init<Return>(_ outcome: consuming Completion<Return>) {
         switch outcome {
         case .returned(let value) where Self.keepsInline(Return.self):
             var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
@@ -44,6 +44,17 @@ extension ErasedCompletion {
 }
 
 extension Completion {
+    /// Whether its `ErasedCompletion` holds a reference (`ErasedCompletion.holdsReference`),
+    /// known without making it: a return of a trivial value of at most three words does not.
+    @inlinable
+    var erasedHoldsReference: Bool {
+        switch self {
+        case .returned: return !ErasedCompletion.keepsInline(Return.self)
+        case .threw: return true
+        case .closed: return false
+        }
+    }
+
     /// Which case this is, without the payload: what the state machine keeps beside the erased
     /// outcome, so that a test of the case reads a byte.
     @inlinable
@@ -57,6 +68,15 @@ extension Completion {
 }
 
 extension ErasedCompletion {
+    /// Whether this holds a reference (what a generator's release must destroy).
+    @inlinable
+    var holdsReference: Bool {
+        switch self {
+        case .returned, .threw: return true
+        case .none, .returnedInline, .closed: return false
+        }
+    }
+
     /// Which case this is (a copy of the enum: for checks, not for hot paths).
     @inlinable
     var kind: OutcomeKind {

@@ -100,6 +100,8 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
         // A generator that completed, or never started, has no coroutine: nothing to close
         // (tested here, not in the out-of-line close, whose frame costs more than the test).
         if coro != nil { closeOnRelease() }
+        // The outcome or pending value `kept` holds, if it holds a reference (KeptState.swift).
+        machine.releaseKept()
     }
 
     /// Resumes the body, which runs until its next `yield` or its end.

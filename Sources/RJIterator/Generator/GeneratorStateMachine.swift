@@ -118,10 +118,10 @@ struct GeneratorStateMachine {
             return .resume(.error(error))
         case .returning(let value):
             // The body's `yield` throws the exit signal carrying `value` (see `takeExitValue`).
-            with { $0.kept.pending = .returning(PendingReturn(value, type: Return.self)) }
+            setPending(PendingReturn(value, type: Return.self))
             return .resume(.close)
         case .close:
-            with { $0.kept.pending = .none }
+            clearPending()
             return .resume(.close)
         }
     }
@@ -194,23 +194,28 @@ struct GeneratorStateMachine {
     }
 
     /// Keeps how the body ended, once (by the body when nobody typed waits, or by `completed(with:)`),
-    /// initialised over the trivial `.none`: an assignment goes through the value witnesses.
+    /// in `kept`'s raw bytes for it (KeptState.swift).
     @inlinable @inline(__always)
-    func keep(_ ended: consuming ErasedCompletion, kind: OutcomeKind) {
-        assert(ended.kind == kind, "RJIterator: internal error: an outcome kept with another case's kind")
+    func keep(_ ended: consuming ErasedCompletion, kind: OutcomeKind, owned: Bool) {
+        assert(ended.kind == kind && ended.holdsReference == owned,
+               "RJIterator: internal error: an outcome kept with another case's kind")
+        assert(MemoryLayout<ErasedCompletion>.size <= MemoryLayout<ErasedCompletionBytes>.size
+               && MemoryLayout<ErasedCompletion>.alignment <= MemoryLayout<ErasedCompletionBytes>.alignment,
+               "RJIterator: internal error: KeptState's room for an outcome is too small")
         // The generator's address, without a closure (which would capture `ended`).
         let h = host.takeUnretainedValue()
-        assert({ if case .none = h.kept.outcome { return true } else { return false } }())
+        assert(h.kept.outcomeKind == .none, "RJIterator: internal error: an outcome kept twice")
         h.kept.outcomeKind = kind
-        initializeOver(&h.kept.outcome, with: ended)
+        h.kept.outcomeOwned = owned
+        initializeBytes(&h.kept.outcomeBytes, as: ErasedCompletion.self, with: ended)
     }
 
     /// The body ended (or an operation completed a generator that never ran) with `outcome`,
     /// not kept yet: keeps it and gives the word back as `completed`. (`kind` is given by the
     /// caller, which has the typed outcome: `Completion.kind`.)
     @inlinable @inline(__always)
-    func completed(with outcome: consuming ErasedCompletion, kind: OutcomeKind) {
-        keep(outcome, kind: kind)
+    func completed(with outcome: consuming ErasedCompletion, kind: OutcomeKind, owned: Bool) {
+        keep(outcome, kind: kind, owned: owned)
         with { $0.stateWord.store(.completed, ordering: .releasing) }
     }
 
@@ -220,46 +225,17 @@ struct GeneratorStateMachine {
         with { $0.stateWord.store(.completed, ordering: .releasing) }
     }
 
-    @inlinable
-    var outcome: ErasedCompletion { with { $0.kept.outcome } }
-
-    @inlinable
-    var closingOnRelease: Bool { with { $0.kept.closingOnRelease } }
-
-    @inlinable
-    func keptReturn<Return>(as _: Return.Type) -> Return? {
-        with { h in
-            switch h.kept.outcome {
-            case .returned(let value): return (value as! Return)
-            case .returnedInline(let a, let b, let c): return withUnsafeBytes(of: (a, b, c)) { $0.load(as: Return.self) }
-            case .none, .threw, .closed: return nil
-            }
-        }
-    }
-
-    /// Whether the generator completed by being closed (not by a body that threw
-    /// `GeneratorError.closed` itself).
-    @inlinable
-    var endedByClose: Bool {
-        with { $0.kept.outcomeKind == .closed }
-    }
-
-    /// Whether the body ended by throwing.
-    @inlinable
-    var endedByError: Bool {
-        with { $0.kept.outcomeKind == .threw }
-    }
-
     /// What the exit signal of a body being closed carries: the value of the `return(_:)` that
     /// closes it, if any. Taken once: a later close (release) carries nothing stale.
-    @inlinable
+    @inlinable @inline(__always)
     func takeExitValue() -> PendingReturn? {
         with { h in
-            // The common case, nothing pending, is one test of the word (an exchange would
-            // release what it took, nothing, through a call); a return is moved out.
-            if case .none = h.kept.pending { return nil }
-            guard case .returning(let value) = exchange(&h.kept.pending, with: .none) else { return nil }
-            return value
+            // The common case, nothing pending, is one test of a byte; a return is moved out
+            // (anything else pending is dropped: a close carries no stale error).
+            if h.kept.pendingKind == .none { return nil }
+            guard h.kept.pendingKind == .returning else { clearPending(); return nil }
+            h.kept.pendingKind = .none
+            return moveBytes(&h.kept.pendingBytes, as: PendingReturn.self)
         }
     }
 
@@ -270,18 +246,82 @@ struct GeneratorStateMachine {
     @inlinable
     func deferError(_ error: any Error) {
         with { h in
-            if case .none = h.kept.pending { h.kept.pending = .error(error) }
+            if h.kept.pendingKind == .none { setPending(error: error) }
         }
     }
 
     /// The error a for-in left for this point, if any; taken once.
     @inlinable @inline(__always)
     func takePendingError() -> (any Error)? {
+        // The common case, nothing, is one test of a byte, inline in every `yield`; an error is
+        // moved out of line.
+        if with({ $0.kept.pendingKind }) == .none { return nil }
+        return takePendingErrorOutOfLine()
+    }
+
+    @usableFromInline @inline(never)
+    func takePendingErrorOutOfLine() -> (any Error)? {
         with { h in
-            // The common case, nothing, is one test of the word; an error is moved out.
-            if case .none = h.kept.pending { return nil }
-            guard case .error(let error) = exchange(&h.kept.pending, with: .none) else { return nil }
-            return error
+            guard h.kept.pendingKind == .error else { clearPending(); return nil }
+            h.kept.pendingKind = .none
+            return moveBytes(&h.kept.pendingBytes, as: (any Error).self)
+        }
+    }
+
+    // MARK: What waits at the next yield; what release destroys
+
+    /// Keeps `value` for the body's next `yield`, in place of anything pending. (Out of line: a
+    /// `return(_:)` is the cold row of `begin`, which every operation inlines.)
+    @usableFromInline @inline(never)
+    func setPending(_ value: consuming PendingReturn) {
+        assert(MemoryLayout<PendingReturn>.size <= MemoryLayout<UInt64>.size
+               && MemoryLayout<any Error>.size <= MemoryLayout<UInt64>.size,
+               "RJIterator: internal error: KeptState's room for a pending value is too small")
+        clearPending()
+        let h = host.takeUnretainedValue()
+        initializeBytes(&h.kept.pendingBytes, as: PendingReturn.self, with: value)
+        h.kept.pendingKind = .returning
+    }
+
+    /// Keeps `error` for the body's next `yield` or its end, in place of anything pending. (Not
+    /// generic: a generic parameter would open the existential, and the bytes would hold the
+    /// concrete error where `takePendingError` reads an `any Error`.)
+    @inlinable
+    func setPending(error: consuming any Error) {
+        clearPending()
+        let h = host.takeUnretainedValue()
+        initializeBytes(&h.kept.pendingBytes, as: (any Error).self, with: error)
+        h.kept.pendingKind = .error
+    }
+
+    /// Drops what is pending, if anything.
+    @inlinable @inline(__always)
+    func clearPending() {
+        if with({ $0.kept.pendingKind }) != .none { destroyKept(outcome: false) }
+    }
+
+    /// Release of the generator: destroys what `kept` holds, if anything (a test of two bytes
+    /// for a generator that returned a trivial value, was closed, or never ran).
+    @inlinable @inline(__always)
+    func releaseKept() {
+        if with({ $0.kept.holdsReferences }) { destroyKept(outcome: true) }
+    }
+
+    /// Destroys the pending reference, and the kept outcome if `outcome` says so.
+    @usableFromInline @inline(never)
+    func destroyKept(outcome: Bool) {
+        with { h in
+            switch h.kept.pendingKind {
+            case .none: break
+            case .returning: _ = moveBytes(&h.kept.pendingBytes, as: PendingReturn.self)
+            case .error: _ = moveBytes(&h.kept.pendingBytes, as: (any Error).self)
+            }
+            h.kept.pendingKind = .none
+            if outcome, h.kept.outcomeOwned {
+                _ = moveBytes(&h.kept.outcomeBytes, as: ErasedCompletion.self)
+                h.kept.outcomeOwned = false
+                h.kept.outcomeKind = .none
+            }
         }
     }
 
@@ -348,10 +388,4 @@ struct GeneratorStateMachine {
             h.stateWord.store(.suspended, ordering: .releasing)
         }
     }
-}
-
-/// Initialises `slot`, which holds a trivial value, with `value`.
-@inlinable @inline(__always)
-func initializeOver<T>(_ slot: UnsafeMutablePointer<T>, with value: consuming T) {
-    slot.initialize(to: value)
 }

@@ -1,41 +1,125 @@
 /// What the thread holding a generator's `running` keeps beside the state word: written only by
 /// `GeneratorStateMachine`'s methods, by that thread (or before the word publishes it).
+///
+/// The two fields that can hold references (the outcome, the pending return or error) are kept
+/// as raw bytes, initialised only while their kind byte says so: the struct itself is trivial,
+/// so releasing a generator destroys nothing unless `holdsReferences` (a test of two bytes, where
+/// destroying the enums went through `KeptState`'s value witnesses, ~30 instructions a generator).
+/// GeneratorStateMachine.swift is the one file that initialises and destroys them; the reads are
+/// below, with the helpers that reach the bytes.
 @usableFromInline
 struct KeptState {
-    /// How the body ended; `none` until then. (An `ErasedCompletion?` would be stored and
-    /// destroyed through `Optional`'s generic value witnesses.)
-    @usableFromInline var outcome = ErasedCompletion.none
-    /// Which case `outcome` is, in a byte: tested in place, where a test of `outcome` itself
-    /// copies the enum and destroys the copy (its payloads are existentials).
+    /// How the body ended: the bytes of an `ErasedCompletion`, initialised once `outcomeKind` is
+    /// not `none` (`keep`).
+    @usableFromInline var outcomeBytes: ErasedCompletionBytes = (0, 0, 0, 0, 0)
+    /// Which case the kept outcome is, in a byte: tested in place.
     @usableFromInline var outcomeKind = OutcomeKind.none
+    /// Whether the kept outcome holds a reference (`returned(Any)`, `threw`): destroyed with the
+    /// generator. A `returnedInline` or `closed` outcome is bytes only.
+    @usableFromInline var outcomeOwned = false
+    /// Which case `pendingBytes` holds (`none`: nothing initialised there).
+    @usableFromInline var pendingKind = PendingKind.none
     /// Set while release closes the body: `yield` then throws the exit signal without reading a
     /// typed signal, so closing needs no type information.
     @usableFromInline var closingOnRelease = false
     /// Set when release refused a `yield` of a body it also cancelled (an async generator's):
     /// a second `yield` ignores the close (`refuseYieldOnRelease`).
     @usableFromInline var yieldRefusedOnRelease = false
-    @usableFromInline var pending = Pending.none
     /// Set by the resumer of a delegation chain (Generator+Delegation.swift) when this body's
     /// delegate completed: its `yieldAll` reads the delegate's outcome, not the signal.
     @usableFromInline var delegateEnded = false
+    /// What waits for the body at its next `yield`, as the bytes of one reference (a
+    /// `PendingReturn` or an `any Error`, as `pendingKind` says): the two never wait at once.
+    @usableFromInline var pendingBytes: UInt64 = 0
 
     @inlinable init() {}
+
+    /// Whether releasing the generator has something to destroy here.
+    @inlinable
+    var holdsReferences: Bool { outcomeOwned || pendingKind != .none }
 }
 
-/// What waits for a body at its next `yield`, in one word: the two never wait at once.
+/// Raw room for an `ErasedCompletion` (33 bytes on 64-bit platforms: an `Any` and a tag).
 @usableFromInline
-enum Pending {
+typealias ErasedCompletionBytes = (UInt64, UInt64, UInt64, UInt64, UInt8)
+
+/// What waits for a body at its next `yield` (`KeptState.pendingKind`).
+@usableFromInline
+enum PendingKind: UInt8 {
     case none
     /// The value of a `return(_:)` on its way to the suspended body's `yield` (see `takeExitValue`):
-    /// set by the resumer while the body is suspended, taken when it resumes.
-    case returning(PendingReturn)
+    /// set by the resumer while the body is suspended, taken when it resumes. A `PendingReturn`.
+    case returning
     /// An error a for-in in the running body could not throw: its next `yield`, or its end, throws
-    /// it (Generator+Sequence.swift). Set and taken by the body while it runs: never across a suspension.
-    case error(any Error)
+    /// it (Generator+Sequence.swift). Set and taken by the body while it runs: never across a
+    /// suspension. An `any Error`.
+    case error
 }
 
 /// The case of a kept `ErasedCompletion`, without its payload.
 @usableFromInline
 enum OutcomeKind: UInt8 {
     case none, returned, threw, closed
+}
+
+// MARK: Reading what is kept (any thread that took `running`, or read `completed`)
+
+extension GeneratorStateMachine {
+    /// The kept outcome, copied (`none` until the body ended).
+    @inlinable
+    var outcome: ErasedCompletion {
+        with { h in
+            if h.kept.outcomeKind == .none { return .none }
+            return loadBytes(&h.kept.outcomeBytes, as: ErasedCompletion.self)
+        }
+    }
+
+    @inlinable
+    var closingOnRelease: Bool { with { $0.kept.closingOnRelease } }
+
+    @inlinable
+    func keptReturn<Return>(as _: Return.Type) -> Return? {
+        with { h in
+            guard h.kept.outcomeKind == .returned else { return nil }
+            switch loadBytes(&h.kept.outcomeBytes, as: ErasedCompletion.self) {
+            case .returned(let value): return (value as! Return)
+            case .returnedInline(let a, let b, let c): return withUnsafeBytes(of: (a, b, c)) { $0.load(as: Return.self) }
+            case .none, .threw, .closed: return nil
+            }
+        }
+    }
+
+    /// Whether the generator completed by being closed (not by a body that threw
+    /// `GeneratorError.closed` itself).
+    @inlinable
+    var endedByClose: Bool {
+        with { $0.kept.outcomeKind == .closed }
+    }
+
+    /// Whether the body ended by throwing.
+    @inlinable
+    var endedByError: Bool {
+        with { $0.kept.outcomeKind == .threw }
+    }
+}
+
+// MARK: The raw bytes (written only by GeneratorStateMachine.swift)
+
+/// Initialises the raw bytes at `slot` (a field of trivial words) as a `T`.
+@inlinable @inline(__always)
+func initializeBytes<Bytes, T>(_ slot: UnsafeMutablePointer<Bytes>, as _: T.Type, with value: consuming T) {
+    // Bound, then initialised with the value moved in (`initializeMemory(as:to:)` borrows it: a copy).
+    UnsafeMutableRawPointer(slot).bindMemory(to: T.self, capacity: 1).initialize(to: value)
+}
+
+/// A copy of the `T` that `initializeBytes` put at `slot`.
+@inlinable @inline(__always)
+func loadBytes<Bytes, T>(_ slot: UnsafeMutablePointer<Bytes>, as _: T.Type) -> T {
+    UnsafeMutableRawPointer(slot).assumingMemoryBound(to: T.self).pointee
+}
+
+/// Moves the `T` that `initializeBytes` put at `slot` out, leaving the bytes uninitialised.
+@inlinable @inline(__always)
+func moveBytes<Bytes, T>(_ slot: UnsafeMutablePointer<Bytes>, as _: T.Type) -> T {
+    UnsafeMutableRawPointer(slot).assumingMemoryBound(to: T.self).move()
 }
