@@ -74,6 +74,6 @@ extension ChainRows {
                     "<= 1.50x (the cost must not grow with the depth)")
         bench.ratio("a filter level in a chain of 1,000 / of 10", filters1000, over: filters10, target: 1.5,
                     "<= 1.50x (what a long chain adds per level)",
-                    why: "1,000 stacks' tops and objects outgrow the 512 KiB L2 cache: the same 186 instructions a level, more misses")
+                    why: "1,000 stacks' tops and objects outgrow the 512 KiB L2 cache: the same instructions a level (budget.txt), more misses")
     }
 }
