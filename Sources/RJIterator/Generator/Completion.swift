@@ -44,23 +44,12 @@ extension ErasedCompletion {
 }
 
 extension Completion {
-    /// Whether its `ErasedCompletion` holds a reference (`ErasedCompletion.holdsReference`),
-    /// known without making it: a return of a trivial value of at most three words does not.
-    @inlinable
-    var erasedHoldsReference: Bool {
-        switch self {
-        case .returned: return !ErasedCompletion.keepsInline(Return.self)
-        case .threw: return true
-        case .closed: return false
-        }
-    }
-
-    /// Which case this is, without the payload: what the state machine keeps beside the erased
-    /// outcome, so that a test of the case reads a byte.
+    /// Which case its `ErasedCompletion` is, without the payload or making it: what the state
+    /// machine keeps beside the erased outcome, so that a test of the case reads a byte.
     @inlinable
     var kind: OutcomeKind {
         switch self {
-        case .returned: return .returned
+        case .returned: return ErasedCompletion.keepsInline(Return.self) ? .returnedInline : .returned
         case .threw: return .threw
         case .closed: return .closed
         }
@@ -68,21 +57,13 @@ extension Completion {
 }
 
 extension ErasedCompletion {
-    /// Whether this holds a reference (what a generator's release must destroy).
-    @inlinable
-    var holdsReference: Bool {
-        switch self {
-        case .returned, .threw: return true
-        case .none, .returnedInline, .closed: return false
-        }
-    }
-
     /// Which case this is (a copy of the enum: for checks, not for hot paths).
     @inlinable
     var kind: OutcomeKind {
         switch self {
         case .none: return .none
-        case .returned, .returnedInline: return .returned
+        case .returned: return .returned
+        case .returnedInline: return .returnedInline
         case .threw: return .threw
         case .closed: return .closed
         }

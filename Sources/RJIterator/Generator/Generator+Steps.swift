@@ -126,7 +126,7 @@ extension Generator {
     /// that never ran), gives the state word back as `completed`, and reports the outcome.
     @inlinable
     func complete(_ outcome: Completion<Return>) throws -> GeneratorStep<Element, Return> {
-        machine.completed(with: ErasedCompletion(outcome), kind: outcome.kind, owned: outcome.erasedHoldsReference)
+        machine.completed(with: ErasedCompletion(outcome), kind: outcome.kind)
         switch outcome {
         case .returned(let value): return .returned(value)
         case .threw(let error): throw error
@@ -190,8 +190,8 @@ extension Generator {
             rj_coro_in_resumer(coro.unsafelyUnwrapped, completionBox)
                 .assumingMemoryBound(to: Completion<Return>.self).initialize(to: outcome)
         } else {
-            let kind = outcome.kind, owned = outcome.erasedHoldsReference
-            machine.keep(ErasedCompletion(outcome), kind: kind, owned: owned)
+            let kind = outcome.kind
+            machine.keep(ErasedCompletion(outcome), kind: kind)
         }
     }
 

@@ -196,8 +196,8 @@ struct GeneratorStateMachine {
     /// Keeps how the body ended, once (by the body when nobody typed waits, or by `completed(with:)`),
     /// in `kept`'s raw bytes for it (KeptState.swift).
     @inlinable @inline(__always)
-    func keep(_ ended: consuming ErasedCompletion, kind: OutcomeKind, owned: Bool) {
-        assert(ended.kind == kind && ended.holdsReference == owned,
+    func keep(_ ended: consuming ErasedCompletion, kind: OutcomeKind) {
+        assert(ended.kind == kind,
                "RJIterator: internal error: an outcome kept with another case's kind")
         assert(MemoryLayout<ErasedCompletion>.size <= MemoryLayout<ErasedCompletionBytes>.size
                && MemoryLayout<ErasedCompletion>.alignment <= MemoryLayout<ErasedCompletionBytes>.alignment,
@@ -206,7 +206,6 @@ struct GeneratorStateMachine {
         let h = host.takeUnretainedValue()
         assert(h.kept.outcomeKind == .none, "RJIterator: internal error: an outcome kept twice")
         h.kept.outcomeKind = kind
-        h.kept.outcomeOwned = owned
         initializeBytes(&h.kept.outcomeBytes, as: ErasedCompletion.self, with: ended)
     }
 
@@ -214,8 +213,8 @@ struct GeneratorStateMachine {
     /// not kept yet: keeps it and gives the word back as `completed`. (`kind` is given by the
     /// caller, which has the typed outcome: `Completion.kind`.)
     @inlinable @inline(__always)
-    func completed(with outcome: consuming ErasedCompletion, kind: OutcomeKind, owned: Bool) {
-        keep(outcome, kind: kind, owned: owned)
+    func completed(with outcome: consuming ErasedCompletion, kind: OutcomeKind) {
+        keep(outcome, kind: kind)
         with { $0.stateWord.store(.completed, ordering: .releasing) }
     }
 
@@ -317,9 +316,8 @@ struct GeneratorStateMachine {
             case .error: _ = moveBytes(&h.kept.pendingBytes, as: (any Error).self)
             }
             h.kept.pendingKind = .none
-            if outcome, h.kept.outcomeOwned {
+            if outcome, h.kept.outcomeKind.holdsReference {
                 _ = moveBytes(&h.kept.outcomeBytes, as: ErasedCompletion.self)
-                h.kept.outcomeOwned = false
                 h.kept.outcomeKind = .none
             }
         }

@@ -119,7 +119,7 @@ extension _RJCoroutineHost {
         guard let coro, machine.beginCloseOnRelease() else { return }
         if releasePolicy == .abandon {
             destroyCoroutine(coro)
-            return machine.completed(with: .closed, kind: .closed, owned: false)
+            return machine.completed(with: .closed, kind: .closed)
         }
         // No typed local waits: the body keeps its own outcome (`completionBox` nil).
         if !switchIn(coro, inbox: nil, outbox: nil, completionBox: nil) {
@@ -130,7 +130,7 @@ extension _RJCoroutineHost {
                       + "the rest of the body is dropped without running. Let GeneratorExit go on from cleanups, or "
                       + "close it before releasing it (\(record.howToClose)), where the cleanup's value can be taken")
             destroyCoroutine(coro)
-            return machine.completed(with: .closed, kind: .closed, owned: false)
+            return machine.completed(with: .closed, kind: .closed)
         }
         machine.completedWithKeptOutcome()
         if machine.endedByError { reportErrorOnRelease(cancelledByRelease: cancelledByRelease) }

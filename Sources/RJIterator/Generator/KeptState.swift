@@ -4,7 +4,7 @@
 /// The two fields that can hold references (the outcome, the pending return or error) are kept
 /// as raw bytes, initialised only while their kind byte says so: the struct itself is trivial,
 /// so releasing a generator destroys nothing unless `holdsReferences` (a test of two bytes, where
-/// destroying the enums went through `KeptState`'s value witnesses, ~30 instructions a generator).
+/// destroying enums would go through `KeptState`'s value witnesses; docs/performance.md).
 /// GeneratorStateMachine.swift is the one file that initialises and destroys them; the reads are
 /// below, with the helpers that reach the bytes.
 @usableFromInline
@@ -14,9 +14,6 @@ struct KeptState {
     @usableFromInline var outcomeBytes: ErasedCompletionBytes = (0, 0, 0, 0, 0)
     /// Which case the kept outcome is, in a byte: tested in place.
     @usableFromInline var outcomeKind = OutcomeKind.none
-    /// Whether the kept outcome holds a reference (`returned(Any)`, `threw`): destroyed with the
-    /// generator. A `returnedInline` or `closed` outcome is bytes only.
-    @usableFromInline var outcomeOwned = false
     /// Which case `pendingBytes` holds (`none`: nothing initialised there).
     @usableFromInline var pendingKind = PendingKind.none
     /// Set while release closes the body: `yield` then throws the exit signal without reading a
@@ -36,7 +33,7 @@ struct KeptState {
 
     /// Whether releasing the generator has something to destroy here.
     @inlinable
-    var holdsReferences: Bool { outcomeOwned || pendingKind != .none }
+    var holdsReferences: Bool { outcomeKind.holdsReference || pendingKind != .none }
 }
 
 /// Raw room for an `ErasedCompletion` (33 bytes on 64-bit platforms: an `Any` and a tag).
@@ -59,7 +56,13 @@ enum PendingKind: UInt8 {
 /// The case of a kept `ErasedCompletion`, without its payload.
 @usableFromInline
 enum OutcomeKind: UInt8 {
-    case none, returned, threw, closed
+    case none = 0, returned = 1, returnedInline = 2, threw = 3, closed = 4
+
+    /// Whether an outcome of this case holds a reference (what a generator's release destroys):
+    /// a `returnedInline` or `closed` one is bytes only. The cases that do are the odd ones: one
+    /// bit, tested inline in every release.
+    @inlinable @inline(__always)
+    var holdsReference: Bool { rawValue & 1 != 0 }
 }
 
 // MARK: Reading what is kept (any thread that took `running`, or read `completed`)
@@ -80,7 +83,7 @@ extension GeneratorStateMachine {
     @inlinable
     func keptReturn<Return>(as _: Return.Type) -> Return? {
         with { h in
-            guard h.kept.outcomeKind == .returned else { return nil }
+            guard h.kept.outcomeKind == .returned || h.kept.outcomeKind == .returnedInline else { return nil }
             switch loadBytes(&h.kept.outcomeBytes, as: ErasedCompletion.self) {
             case .returned(let value): return (value as! Return)
             case .returnedInline(let a, let b, let c): return withUnsafeBytes(of: (a, b, c)) { $0.load(as: Return.self) }

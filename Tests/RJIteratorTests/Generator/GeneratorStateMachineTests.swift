@@ -141,7 +141,7 @@ final class GeneratorStateMachineTests: XCTestCase {
         machine.bodyYielded()
         XCTAssertEqual(machine.state, .suspended)
         _ = machine.begin(GeneratorOperation<Int, Int>.next(1))
-        machine.completed(with: ErasedCompletion(Completion<Int>.returned(42)), kind: .returned, owned: false)
+        machine.completed(with: ErasedCompletion(Completion<Int>.returned(42)), kind: .returnedInline)
         XCTAssertEqual(machine.state, .completed)
         XCTAssertEqual(machine.keptReturn(as: Int.self), 42)
         XCTAssertFalse(machine.endedByClose)
@@ -157,7 +157,7 @@ final class GeneratorStateMachineTests: XCTestCase {
         machine.giveBackFromDelegator(hasCoroutine: true)
         XCTAssertEqual(machine.current(.relaxed), .suspended, "an early end of the delegation gives it back")
         _ = machine.begin(GeneratorOperation<Int, Int>.next(4))
-        machine.completed(with: ErasedCompletion(Completion<Int>.closed), kind: .closed, owned: false)
+        machine.completed(with: ErasedCompletion(Completion<Int>.closed), kind: .closed)
         XCTAssertEqual(describe(machine.beginForDelegator(GeneratorOperation<Int, Int>.delegate)), "reportOutcome")
         XCTAssertTrue(machine.endedByClose)
     }
