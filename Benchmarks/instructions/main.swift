@@ -178,6 +178,52 @@ case "filter-level":
     var sum = 0
     for _ in 0..<n { sum &+= try! chain.nextValue()! }
     blackHole(sum)
+case "fresh-delegate", "fresh-delegate-shared":
+    // A fresh delegate (issue 51): make a generator that yields one value, `yieldAll` it, its
+    // end, its release; the value's round trip through the delegating generator included.
+    let mode: StackMode = arguments[1] == "fresh-delegate" ? .dedicated : .shared
+    let outer = Generator<Int, Void, Void>(stackMode: mode) { y in
+        var i = 0
+        while true {
+            let v = i
+            try y.yieldAll(Generator<Int, Void, Void>(stackMode: mode) { y in try y.yield(v) })
+            i &+= 1
+        }
+    }
+    var sum = 0
+    for _ in 0..<n { sum &+= try! outer.nextValue()! }
+    blackHole(sum)
+case "tree-walk", "tree-walk-yielder":
+    // One node of an in-order walk of a balanced tree of 1,023 nodes (the script divides by
+    // them): a generator per subtree delegating with `yieldAll`, or one generator with the
+    // Yielder passed down to a recursive helper.
+    final class Node {
+        let value: Int
+        let left, right: Node?
+        init(_ value: Int, _ left: Node?, _ right: Node?) { (self.value, self.left, self.right) = (value, left, right) }
+    }
+    func tree(_ lo: Int, _ hi: Int) -> Node? {
+        if lo >= hi { return nil }
+        let mid = (lo + hi) / 2
+        return Node(mid, tree(lo, mid), tree(mid + 1, hi))
+    }
+    func perSubtree(_ node: Node?) -> Generator<Int, Void, Void> {
+        Generator { y in
+            guard let node else { return }
+            try y.yieldAll(perSubtree(node.left)); try y.yield(node.value); try y.yieldAll(perSubtree(node.right))
+        }
+    }
+    func walk(_ node: Node?, _ y: Yielder<Int, Void>) throws {
+        guard let node else { return }
+        try walk(node.left, y); try y.yield(node.value); try walk(node.right, y)
+    }
+    let root = tree(0, 1023)
+    var sum = 0
+    for _ in 0..<n {
+        let g = arguments[1] == "tree-walk" ? perSubtree(root) : Generator<Int, Void, Void> { y in try walk(root, y) }
+        while let v = try! g.nextValue() { sum &+= v }
+    }
+    blackHole(sum)
 case "shared-next":
     // `next` of a shared-stack generator alone on its run stack.
     roundTrips(n, stackMode: .shared)

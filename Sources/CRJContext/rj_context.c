@@ -88,6 +88,31 @@ static uint64_t rj_new_id(void) {
     return rj_id_next++;
 }
 
+/* ---- Adoption ------------------------------------------------------------
+ * A body that delegates to a fresh generator may run that generator's body right there, on
+ * its own stack, as a nested call (Swift's Yielder.yieldAll; docs/generators.md,
+ * "Delegation"). The coroutine then says the adopted body is the one running on it: its owner
+ * and id are the adopted generator's and a new id, so that what asks "which body runs here"
+ * (a Yielder's check, rj_yield, rj_await, a for-in's error, the overflow message) gets it;
+ * the adopter puts its own back when the adopted body ends (rj_coro_set_body). Allowed only
+ * while the stack left below the caller is at least what the adopted generator was promised
+ * (its stack size, the default one for 0) and a margin for the frames between: a body never
+ * has less stack adopted than it would have had on a stack of its own. Every stack reserves
+ * address space below its nominal size for this (rj_stack.c, rj_reserve_for). */
+#define RJ_ADOPT_MARGIN ((size_t)4096)
+
+uint64_t rj_unique_id(void) { return rj_new_id(); }
+
+uint64_t rj_coro_adopt(rj_coro *c, void *owner, size_t promise) {
+    const char *here = __builtin_frame_address(0);
+    if (promise == 0) promise = rj_default_stack_size();
+    if (here < c->stack_lo || (size_t)(here - c->stack_lo) < promise + RJ_ADOPT_MARGIN) return 0;
+    uint64_t id = rj_new_id();
+    c->owner = owner;
+    c->id = id;
+    return id;
+}
+
 /* ---- swapcontext ----------------------------------------------------------
  * ASan's interceptor of swapcontext warns that it "doesn't fully support"
  * it; the fiber annotations above are the full support, so under ASan the

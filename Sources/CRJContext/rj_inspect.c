@@ -68,6 +68,23 @@ RJ_RAW_READS static uintptr_t rj_word(const rj_coro *c, uintptr_t address) {
     return *(const volatile uintptr_t *)rj_coro_locate(c, (void *)address);
 }
 
+/* Copies n bytes of suspended c's frames at p (the address they have while c runs) into out:
+ * 1, or 0 when they cannot be read now (a shared coroutine's run stack was not let go of
+ * within a moment). For a dump, which reads what adopted bodies keep in the frames of the body
+ * that adopted them (Swift's Adoption). */
+RJ_RAW_READS int rj_coro_read_frames(rj_coro *c, const void *p, void *out, size_t n) {
+    int held = 0;
+    if (c->shared) {
+        if (c->fresh || !rj_shared_hold_for_reading(c)) return 0;
+        held = 1;
+    }
+    const volatile unsigned char *from = rj_coro_locate(c, (void *)p);
+    unsigned char *to = out;
+    for (size_t i = 0; i < n; i++) to[i] = from[i];
+    if (held) rj_shared_let_go_reading(c);
+    return 1;
+}
+
 /* A return address as code that signs them (arm64 pac-ret, Apple's arm64e) left it in its
  * frame record: with a pointer-authentication code in its upper bits, which no symbol
  * table knows. xpaclri (hint #7) strips the code from x30; it is a nop where the processor

@@ -147,16 +147,17 @@ RJ_SIGNAL_SAFE static void rj_chain(int sig, siginfo_t *info, void *uctx) {
     rj_default_action(sig);
 }
 
-/* Where the owner object keeps its creation site and kind (rj_set_owner_layout). */
+/* Where the owner object keeps its creation site, kind and stack settings (rj_set_owner_layout). */
 int rj_owner_layout_known;
-static size_t rj_owner_file_offset, rj_owner_line_offset, rj_owner_kind_offset;
+static size_t rj_owner_file_offset, rj_owner_line_offset, rj_owner_kind_offset, rj_owner_settings_offset;
 
-void rj_set_owner_layout(size_t file_offset, size_t line_offset, size_t kind_offset) {
+void rj_set_owner_layout(size_t file_offset, size_t line_offset, size_t kind_offset, size_t settings_offset) {
     /* Two threads making their first generators may both get here, with the same offsets:
      * atomic stores, so that neither overwrites the other with a torn value. */
     __atomic_store_n(&rj_owner_file_offset, file_offset, __ATOMIC_RELAXED);
     __atomic_store_n(&rj_owner_line_offset, line_offset, __ATOMIC_RELAXED);
     __atomic_store_n(&rj_owner_kind_offset, kind_offset, __ATOMIC_RELAXED);
+    __atomic_store_n(&rj_owner_settings_offset, settings_offset, __ATOMIC_RELAXED);
     __atomic_store_n(&rj_owner_layout_known, 1, __ATOMIC_RELEASE);
 }
 
@@ -174,12 +175,26 @@ RJ_SIGNAL_SAFE static void rj_write_overflow_message(rj_coro *c) {
     unsigned kind = 0;
     const char *file = NULL;
     uint32_t line = 0;
+    /* The stack the body that overflowed was promised: the coroutine's, unless the body runs
+     * adopted on another's stack (rj_coro_adopt: the owner is then the adopted generator, whose
+     * own settings say its size; 0 is the default size). */
+    size_t size = c->requested_size;
+    int size_given = c->size_given;
     const char *owner = ((rj_coro_head *)(void *)c)->owner;
     if (owner && __atomic_load_n(&rj_owner_layout_known, __ATOMIC_ACQUIRE)) {
         kind = *(const unsigned char *)(owner + __atomic_load_n(&rj_owner_kind_offset, __ATOMIC_RELAXED));
         if (kind > 3) kind = 0;
         file = *(const char *const *)(const void *)(owner + __atomic_load_n(&rj_owner_file_offset, __ATOMIC_RELAXED));
         line = *(const uint32_t *)(const void *)(owner + __atomic_load_n(&rj_owner_line_offset, __ATOMIC_RELAXED));
+        uint64_t settings = *(const uint64_t *)(const void *)(owner + __atomic_load_n(&rj_owner_settings_offset, __ATOMIC_RELAXED));
+        size_t own = (size_t)(settings & (((uint64_t)1 << 48) - 1));
+        if (own != 0) {
+            size = own;
+            size_given = 1;
+        } else if (size_given) {
+            size = rj_default_stack_size();
+            size_given = 0;
+        }
     }
     static const char head[] = "RJIterator: stack overflow in the ";
     rj_raw_write(head, sizeof head - 1);
@@ -191,9 +206,9 @@ RJ_SIGNAL_SAFE static void rj_write_overflow_message(rj_coro *c) {
         rj_raw_write(":", 1);
         rj_raw_write_unsigned(line);
     }
-    static const char size[] = " (stack size ";
-    rj_raw_write(size, sizeof size - 1);
-    rj_raw_write_unsigned(c->requested_size / 1024);
+    static const char size_is[] = " (stack size ";
+    rj_raw_write(size_is, sizeof size_is - 1);
+    rj_raw_write_unsigned(size / 1024);
     if (c->shared) {
         static const char shared[] = " KiB, a shared run stack); ";
         rj_raw_write(shared, sizeof shared - 1);
@@ -215,7 +230,7 @@ RJ_SIGNAL_SAFE static void rj_write_overflow_message(rj_coro *c) {
             "make it with a stackSize larger than the default (Generator(stackSize:)), or raise "
             "RJRuntime.defaultStackSize before it is made\n";
         static const char other_fix[] = "raise RJRuntime.defaultStackSize before it is made (it takes no stackSize)\n";
-        if (kind == 0 && c->size_given) rj_raw_write(sized_fix, sizeof sized_fix - 1);
+        if (kind == 0 && size_given) rj_raw_write(sized_fix, sizeof sized_fix - 1);
         else if (kind == 0) rj_raw_write(generator_fix, sizeof generator_fix - 1);
         else rj_raw_write(other_fix, sizeof other_fix - 1);
     }

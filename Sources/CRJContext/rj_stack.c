@@ -295,12 +295,23 @@ static int rj_install_guard(char *base, size_t guard) {
     return mprotect(base, guard, PROT_NONE);
 }
 
-/* The mapping a stack of stack_size usable bytes takes: the guard, then the
+/* The reserve below a stack's nominal size: address space, never touched unless used, that
+ * lets the body adopt the bodies of the fresh generators it delegates to (Swift's
+ * Yielder.yieldAll runs them on this stack, as nested calls) while each still has at least the
+ * stack it was promised from its own entry (rj_coro_adopt, docs/generators.md, "Delegation").
+ * As large as the nominal size, up to RJ_MAX_RESERVE: a delegate of the same size adopts while
+ * the stack used fits in the reserve. */
+#define RJ_MAX_RESERVE ((size_t)8 << 20)
+static size_t rj_reserve_for(size_t stack_size) {
+    return stack_size < RJ_MAX_RESERVE ? stack_size : RJ_MAX_RESERVE;
+}
+
+/* The mapping a stack of stack_size usable bytes takes: the guard, then the reserve, the
  * stack and its header rounded up to whole pages, and a page more for the header's colour
  * (below). */
 static size_t rj_map_size_for(size_t stack_size) {
     size_t page = rj_page_size();
-    return rj_guard_size() + ((stack_size + RJ_HEADER_BYTES + 64 + page + page - 1) & ~(page - 1));
+    return rj_guard_size() + ((stack_size + rj_reserve_for(stack_size) + RJ_HEADER_BYTES + 64 + page + page - 1) & ~(page - 1));
 }
 
 static size_t rj_default_map_size(void) {

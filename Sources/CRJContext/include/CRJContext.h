@@ -173,6 +173,22 @@ static inline void *_Nullable rj_close_signal_publish(void *_Nonnull cell) {
     return there;
 }
 
+/* Adoption (rj_context.c): the body running on c (the caller) runs the body of `owner`, a
+ * generator that has not started, as a nested call on c's stack. Returns 0, changing nothing,
+ * when the stack left below the caller is less than `promise` (the adopted generator's stack
+ * size, 0 for the default) and a margin; otherwise a new id, and c's owner and id are now
+ * the adopted body's. When the adopted body ends, the adopter puts its own back with
+ * rj_coro_set_body. */
+uint64_t rj_coro_adopt(rj_coro *_Nonnull c, void *_Nullable owner, size_t promise);
+/* A number no coroutine, body or other call ever gets again in this process (never 0): from
+ * the counter of rj_coro_id. */
+uint64_t rj_unique_id(void);
+/* Says which body runs on c now: its owner (rj_coro_owner) and id (rj_coro_id). */
+static inline void rj_coro_set_body(rj_coro *_Nonnull c, void *_Nullable owner, uint64_t id) {
+    ((rj_coro_head *)(void *)c)->owner = owner;
+    ((rj_coro_head *)(void *)c)->id = id;
+}
+
 /* The coroutine running on this thread (NULL on a thread's own stack).
  *
  * Deliberately not inline. A coroutine suspended on one thread may resume on another, in the
@@ -191,9 +207,10 @@ static inline void *_Nullable rj_coro_owner(const rj_coro *_Nonnull c) {
     return ((const rj_coro_head *)(const void *)c)->owner;
 }
 
-/* The coroutine's identity: given at rj_coro_create, never given again in this
- * process (never 0). An address is not an identity: a freed coroutine's header,
- * or its owner's object, may be reused by the next one. */
+/* The identity of the body running on c: given at rj_coro_create (or rj_coro_adopt, to an
+ * adopted body, until its adopter's is put back), never given again in this process (never
+ * 0). An address is not an identity: a freed coroutine's header, or its owner's object, may
+ * be reused by the next one. */
 static inline uint64_t rj_coro_id(const rj_coro *_Nonnull c) {
     return ((const rj_coro_head *)(const void *)c)->id;
 }
@@ -484,12 +501,15 @@ const char *_Nonnull rj_last_error(void);
 void rj_report(const char *_Nonnull msg);
 
 /* ---- What the overflow message says of a coroutine (rj_overflow.c) ----
- * Where, in the owner object (rj_coro_set_owner), its creation site and kind
- * are: the Swift layer says it once, before the first coroutine it makes
- * runs, so that a stack overflow's message names the generator and what to
- * change. The handler only reads these fields of the running coroutine's
- * owner. kind: 0 Generator, 1 RJIterator, 2 rj_async body, 3 AsyncGenerator. */
-void rj_set_owner_layout(size_t file_offset, size_t line_offset, size_t kind_offset);
+ * Where, in the owner object (rj_coro_set_owner), its creation site, kind and
+ * stack settings are: the Swift layer says it once, before the first
+ * coroutine it makes runs, so that a stack overflow's message names the
+ * generator and what to change. The handler only reads these fields of the
+ * running coroutine's owner (an adopted body's generator, while one runs:
+ * rj_coro_adopt). kind: 0 Generator, 1 RJIterator, 2 rj_async body, 3
+ * AsyncGenerator. settings: a 64-bit word whose low 48 bits are the stack size
+ * the generator was made with (0: the default). */
+void rj_set_owner_layout(size_t file_offset, size_t line_offset, size_t kind_offset, size_t settings_offset);
 /* Whether rj_set_owner_layout was called (one load, for the inline check). */
 extern int rj_owner_layout_known;
 static inline int rj_owner_layout_is_known(void) {
@@ -533,6 +553,9 @@ static inline int rj_dump_holds_now(const void *_Nonnull object) {
  * (at most max; 0 if it runs, has ended, never ran or cannot be read now). The
  * caller keeps it suspended meanwhile. */
 size_t rj_coro_backtrace(rj_coro *_Nonnull c, uintptr_t *_Nonnull pcs, size_t max);
+/* Copies n bytes of suspended c's frames at p (their address while c runs) into out: 1, or 0
+ * when they cannot be read now. The caller keeps c suspended meanwhile. */
+int rj_coro_read_frames(rj_coro *_Nonnull c, const void *_Nonnull p, void *_Nonnull out, size_t n);
 /* The thread id (gettid) of c's last resume, and of this thread. */
 int rj_coro_last_thread(const rj_coro *_Nonnull c);
 int rj_current_thread_id(void);

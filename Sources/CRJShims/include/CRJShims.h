@@ -21,6 +21,15 @@ static inline bool rj_is_deallocating(void *object) {
     return swift_isDeallocating(object);
 }
 
+/* libswiftCore: whether the strong reference the caller holds to a native Swift object is its
+ * only one (what `isKnownUniquelyReferenced` asks, for a reference that is not a variable of
+ * the caller's: a borrowed parameter). */
+extern bool swift_isUniquelyReferenced_nonNull_native(const void *object);
+
+static inline bool rj_is_uniquely_referenced(const void *object) {
+    return swift_isUniquelyReferenced_nonNull_native(object);
+}
+
 /* libswift_Concurrency (Swift calling convention): the task this thread runs (NULL outside
  * any task), and whether a task is cancelled. What `Task.isCancelled` asks, without the
  * retain and release of the task around the question that it adds (two thirds of its cost),

@@ -99,6 +99,10 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
         public let waiting: Waiting?
         /// The id of the generator that delegates to it with `yieldAll`, if any.
         public let delegatedFrom: UInt64?
+        /// The id of the generator whose stack runs its body, when that is not its own: a fresh
+        /// delegate runs adopted on the stack of the body that delegates to it (docs/generators.md,
+        /// "Delegation"). Its frames are listed with that generator's.
+        public let runsOnStackOf: UInt64?
         /// For how long it has waited, in seconds, when that is known: an await's suspension
         /// is timed; a suspension in `yield` is not (timing every yield would cost every switch).
         public let waitingFor: Double?
@@ -148,6 +152,7 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
                 if let waiting { text += " in \(waiting)" }
                 if let waitingFor { text += " for \(CoroutineDump.seconds(waitingFor))" }
                 if let delegatedFrom { text += ", delegated to by #\(delegatedFrom)" }
+                if let runsOnStackOf { text += ", on #\(runsOnStackOf)'s stack" }
                 return text
             }
         }
@@ -219,7 +224,7 @@ public struct CoroutineDump: Sendable, CustomStringConvertible {
                 text += "\(first)\n"
             }
             for frame in first.frames { text += "    \(frame)\n" }
-            if first.state == .suspended, first.frames.isEmpty, first.delegatedFrom == nil {
+            if first.state == .suspended, first.frames.isEmpty, first.delegatedFrom == nil, first.runsOnStackOf == nil {
                 text += "    (no frames read)\n"
             }
         }

@@ -18,7 +18,7 @@ import Darwin
 // - Names are looked up after the registry is let go: reading symbol tables takes time.
 
 /// What was read of one generator while the registry was held.
-private struct RawCoroutine {
+struct RawCoroutine {
     /// What every generator says of itself, whatever its state: set before it was registered.
     init(_ host: _RJCoroutineHost, at object: UnsafeMutableRawPointer, state: GeneratorState) {
         self.object = object
@@ -39,6 +39,8 @@ private struct RawCoroutine {
     var waiting: CoroutineDump.Coroutine.Waiting?
     var waitingFor: Double?
     var delegatedFrom: UInt64?
+    /// For a body adopted on another generator's stack (Adoption.swift): that generator's id.
+    var runsOnStackOf: UInt64?
     var pcs: [UInt] = []
 }
 
@@ -114,9 +116,9 @@ extension RJRuntime {
                 rj_dump_let_go()
             }
             readSuspended(host, into: &raw, now: now)
-            // A body suspended in `yieldAll`: its delegates are suspended in their yields,
-            // owned by this one (and so held with it).
-            var outer = raw.id
+            // Bodies adopted on its stack, then the delegates of a body suspended in `yieldAll`:
+            // suspended in their yields, owned by this one (and so held with it).
+            var outer = readAdopted(host, into: &raw, now: now, delegates: &delegates)
             var next = host.delegate
             var hops = 0
             while let delegate = next, hops < 10_000 {
@@ -125,7 +127,7 @@ extension RJRuntime {
                     var innerRaw = RawCoroutine(inner, at: delegate.toOpaque(), state: .suspended)
                     readSuspended(inner, into: &innerRaw, now: now)
                     innerRaw.delegatedFrom = outer
-                    outer = innerRaw.id
+                    outer = readAdopted(inner, into: &innerRaw, now: now, delegates: &delegates)
                     delegates[delegate.toOpaque()] = innerRaw
                     return inner.delegate
                 }
@@ -165,6 +167,45 @@ extension RJRuntime {
                 raw.waiting = .timeout(remaining: (Double(deadline) - Double(now)) / 1e9)
             }
         }
+    }
+
+    /// The bodies adopted on the stack of `host`, which the caller holds suspended (Adoption.swift):
+    /// each is listed as suspended where it is (in `yield` at the top, in `yieldAll` below), with
+    /// the generator it runs on, the frames all `host`'s; `raw` gets `host`'s own id (the
+    /// coroutine says the top body's). Returns the id of the top body, which a delegate of the
+    /// coroutine's is delegated to by.
+    private static func readAdopted(_ host: _RJCoroutineHost, into raw: inout RawCoroutine, now: UInt64,
+                                    delegates: inout [UnsafeMutableRawPointer: RawCoroutine]) -> UInt64? {
+        guard let coro = host.coro, let top = rj_coro_owner(coro), top != host.object else { return raw.id }
+        let topId = rj_coro_id(coro)
+        var body = top
+        var bodyId = topId
+        var adopted: [RawCoroutine] = []
+        while body != host.object, adopted.count < 1_000_000 {
+            let reading = Unmanaged<_RJCoroutineHost>.fromOpaque(body)._withUnsafeGuaranteedRef { adoptedHost -> Adoption? in
+                guard let level = adoptedHost.adoption else { return nil }
+                var bodyRaw = RawCoroutine(adoptedHost, at: body, state: .suspended)
+                bodyRaw.id = bodyId
+                bodyRaw.waiting = adopted.isEmpty && host.delegate == nil ? .yield : .delegation
+                bodyRaw.shared = raw.shared
+                bodyRaw.thread = raw.thread
+                adopted.append(bodyRaw)
+                return withUnsafeTemporaryAllocation(of: Adoption.self, capacity: 1) { copy in
+                    rj_coro_read_frames(coro, level, copy.baseAddress!, MemoryLayout<Adoption>.size) != 0 ? copy[0] : nil
+                }
+            }
+            guard let level = reading else { return topId }
+            adopted[adopted.count - 1].delegatedFrom = level.adopterId
+            body = level.adopter.toOpaque()
+            bodyId = level.adopterId
+        }
+        raw.id = bodyId
+        raw.waiting = .delegation
+        for var adoptedRaw in adopted {
+            adoptedRaw.runsOnStackOf = bodyId
+            delegates[adoptedRaw.object] = adoptedRaw
+        }
+        return topId
     }
 
     /// What the `debugDescription`s use (DebugDescription.swift): one generator the caller holds
@@ -225,110 +266,3 @@ func rjDumpText(stuckAfter: Double) -> UnsafeMutablePointer<CChar>? {
     strdup(RJRuntime.dump(stuckAfter: stuckAfter).description)
 }
 
-@_silgen_name("swift_demangle")
-private func _swiftDemangle(_ mangled: UnsafePointer<CChar>?, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,
-                            _ outputSize: UnsafeMutablePointer<Int>?, _ flags: UInt32) -> UnsafeMutablePointer<CChar>?
-
-/// Names of return addresses, looked up once per address of a dump.
-private struct SymbolCache {
-    var frames: [UInt: CoroutineDump.Frame] = [:]
-    /// Per return address: 0, a frame of the body; 1, the library's; 2, a compiler thunk.
-    var roles: [UInt: UInt8] = [:]
-
-    /// What the frame at `pc` is (see `roles`), decided once per address of a dump.
-    mutating func role(_ pc: UInt, first: Bool) -> (CoroutineDump.Frame, UInt8) {
-        let f = frame(pc, first: first)
-        if let known = roles[pc] { return (f, known) }
-        let role: UInt8
-        if ["partial apply forwarder for ", "reabstraction thunk", "thunk for "].contains(where: { f.symbol?.hasPrefix($0) ?? false }) {
-            role = 2
-        } else {
-            role = SymbolCache.isMachinery(f) ? 1 : 0
-        }
-        roles[pc] = role
-        return (f, role)
-    }
-
-    mutating func frame(_ pc: UInt, first: Bool) -> CoroutineDump.Frame {
-        // A return address is the instruction after the call: look up the call itself.
-        let lookup = first ? pc : pc &- 1
-        if let known = frames[lookup] { return known }
-        var name = [CChar](repeating: 0, count: 1024)
-        var image = [CChar](repeating: 0, count: 256)
-        var offset: UInt = 0
-        let found = name.withUnsafeMutableBufferPointer { n in
-            image.withUnsafeMutableBufferPointer { i in
-                rj_symbolize(lookup, n.baseAddress!, n.count, &offset, i.baseAddress!, i.count)
-            }
-        }
-        let imageName = image.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var symbol: String?
-        if found != 0 {
-            let mangled = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            symbol = demangle(mangled) ?? mangled
-        }
-        let frame = CoroutineDump.Frame(address: pc, symbol: symbol, offset: first ? offset : offset &+ 1, image: imageName)
-        frames[lookup] = frame
-        return frame
-    }
-
-    func demangle(_ mangled: String) -> String? {
-        guard mangled.hasPrefix("$s") || mangled.hasPrefix("_T") || mangled.hasPrefix("$S") else { return nil }
-        guard let out = mangled.withCString({ _swiftDemangle($0, strlen($0), nil, nil, 0) }) else { return nil }
-        defer { free(out) }
-        return String(cString: out)
-    }
-
-    /// Whether a frame is the library's machinery around a body, which the dump leaves out: a C core
-    /// function, or one whose innermost named context is in the `RJIterator` module (a closure counts
-    /// as its function; specialised library code lives in the caller's image but keeps its name).
-    static func isMachinery(_ frame: CoroutineDump.Frame) -> Bool {
-        guard var symbol = frame.symbol else { return false }
-        // The C core's functions (a Swift name has a module and a dot).
-        if symbol.hasPrefix("rj_") && !symbol.contains(".") { return true }
-        for prefix in ["partial apply forwarder for ", "@objc ", "merged ", "static ", "reabstraction thunk helper ",
-                       "variable initialization expression of "] where symbol.hasPrefix(prefix) {
-            symbol.removeFirst(prefix.count)
-        }
-        if symbol.hasPrefix("generic specialization <"), let of = symbol.range(of: "> of ") {
-            symbol = String(symbol[of.upperBound...])
-        }
-        if symbol.hasPrefix("closure #") || symbol.hasPrefix("implicit closure #") {
-            // The function the closure is in: after the last " in ".
-            guard let last = symbol.range(of: " in ", options: .backwards) else { return false }
-            symbol = String(symbol[last.upperBound...])
-            for prefix in ["static ", "variable initialization expression of "] where symbol.hasPrefix(prefix) {
-                symbol.removeFirst(prefix.count)
-            }
-        }
-        return symbol.hasPrefix("RJIterator.") || symbol.hasPrefix("(extension in RJIterator)")
-    }
-
-    mutating func coroutine(from raw: RawCoroutine, stuckAfter: Double) -> CoroutineDump.Coroutine {
-        // Compiler-made thunks around a closure say nothing the closure's frame does not; the
-        // library's frames above the body's (the yield path) and below them (the entry) go.
-        var roled = raw.pcs.enumerated().map { role($0.element, first: $0.offset == 0) }.filter { $0.1 != 2 }
-        while let first = roled.first, first.1 == 1 { roled.removeFirst() }
-        while let last = roled.last, last.1 == 1 || last.0.symbol == nil { roled.removeLast() }
-        let frames = roled.map(\.0)
-        let awaiting: Bool
-        switch raw.waiting {
-        case .none, .yield?, .delegation?: awaiting = false
-        default: awaiting = true
-        }
-        var stuck = raw.state == .suspended && awaiting && (raw.waitingFor ?? 0) >= stuckAfter
-        if case .timeout(let remaining)? = raw.waiting, remaining >= 0 { stuck = false }
-        let kind: CoroutineDump.Coroutine.Kind
-        switch raw.kind {
-        case .generator: kind = .generator
-        case .rjIterator: kind = .rjIterator
-        case .rjAsync: kind = .rjAsyncTask
-        case .asyncGenerator: kind = .asyncGenerator
-        }
-        return CoroutineDump.Coroutine(
-            id: raw.id, kind: kind, state: raw.state, file: raw.file, line: raw.line,
-            stackMode: raw.shared.map { $0 ? .shared : .dedicated }, thread: raw.thread,
-            waiting: raw.state == .suspended ? raw.waiting : nil, delegatedFrom: raw.delegatedFrom,
-            waitingFor: awaiting ? raw.waitingFor : nil, frames: frames, isStuck: stuck)
-    }
-}

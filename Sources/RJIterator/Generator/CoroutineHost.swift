@@ -100,12 +100,31 @@ public class _RJCoroutineHost {
     /// The deepest generator of this one's chain of delegates, as the last resume left it;
     /// `nil` when it must be looked up again.
     @usableFromInline @exclusivity(unchecked) final var deepestDelegate: Unmanaged<_RJCoroutineHost>?
+    /// While this generator's body runs adopted on the stack of the body that delegates to it
+    /// (Adoption.swift): its level of adoption, an `Adoption` in that body's frame.
+    @usableFromInline @exclusivity(unchecked) final var adoption: UnsafeMutablePointer<Adoption>?
+    /// While a close goes through the adopted bodies on this generator's coroutine: the mark of
+    /// the exits it left in their levels (`Adoption.exitMark`); 0 when none is valid. Cleared
+    /// when the coroutine suspends after that close (`switchIntoBody`).
+    @usableFromInline @exclusivity(unchecked) final var routedExitMark: UInt64 = 0
+    /// The stack size asked for (0: the default; at most 2^46, `RJ_MAX_STACK`) in the low 48
+    /// bits, the stack mode in the next 8, the backend in the top 8: fixed when the generator is
+    /// made, not when it first runs. One word, not three fields: a suspended shared-stack
+    /// generator is mostly this object. The overflow message reads its size (the owner layout:
+    /// a `var` for its address; written only here, in the initialiser).
+    @usableFromInline @exclusivity(unchecked) final var stackSettings: UInt
 
-    @inlinable init(main: @escaping (UnsafeMutableRawPointer) -> Void, kind: DumpKind, file: StaticString, line: UInt) {
+    @inlinable init(main: @escaping (UnsafeMutableRawPointer) -> Void, stackSettings: UInt, kind: DumpKind, file: StaticString,
+                    line: UInt) {
         self.main = main
+        self.stackSettings = stackSettings
         record = CoroutineRecord(kind: kind, file: file, line: line)
         record.register(object)
     }
+
+    @inlinable final var stackSize: Int { Int(stackSettings & (1 << 48 - 1)) }
+    @inlinable final var stackMode: rj_stack_mode { rj_stack_mode(rawValue: UInt32(truncatingIfNeeded: stackSettings >> 48) & 0xFF) }
+    @inlinable final var backend: rj_backend { rj_backend(rawValue: UInt32(truncatingIfNeeded: stackSettings >> 56)) }
 
     /// The state machine (GeneratorStateMachine.swift): the one writer of `stateWord`,
     /// `mayBeFresh` and `kept`.
@@ -136,10 +155,11 @@ public class _RJCoroutineHost {
         return client._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) == ObjectIdentifier(T.self) }
     }
 
-    /// The exit signal for a body being closed (see `GeneratorStateMachine.takeExitValue`).
+    /// The exit signal for a body being closed (see `GeneratorStateMachine.takeExitValue`); for
+    /// a body running adopted, the one the close brings through its adopters (`routeExit`).
     @usableFromInline
     final func takeExit() -> GeneratorExit {
-        GeneratorExit(pendingReturn: machine.takeExitValue())
+        GeneratorExit(pendingReturn: adoption == nil ? machine.takeExitValue() : routeExit())
     }
 
     /// The same, as the error a `yield` throws: a plain close throws the one box of the process
@@ -149,7 +169,7 @@ public class _RJCoroutineHost {
     /// avoid exactly that; docs/lab/2026-12-02-performance-history.md has what it cost).
     @usableFromInline @inline(never)
     final func takeExitError() -> any Error {
-        guard let value = machine.takeExitValue() else { return GeneratorExit.boxedCloseCell.pointee }
+        guard let value = adoption == nil ? machine.takeExitValue() : routeExit() else { return GeneratorExit.boxedCloseCell.pointee }
         return GeneratorExit(pendingReturn: value)
     }
 }

@@ -110,27 +110,31 @@ extension Generator {
 }
 
 extension Yielder {
-    /// `yieldAll(inner)`, run by the body of the generator `host`.
-    @inlinable
-    func delegate<R>(to inner: Generator<Element, Input, R>) throws -> R {
-        // The first step takes `inner` as any operation does, and keeps it when it yields.
-        let first = try inner.carryOut(inner.machine.begin(GeneratorOperation<Input, R>.delegate),
+    /// `yieldAll(inner)` of an `inner` not adopted, run by the body of the generator `host` on
+    /// `runner`'s coroutine; `fresh`: `yieldAll` took `inner` from `created` already
+    /// (`takeFresh`). The first step takes `inner` as any operation does; it is kept when it
+    /// yields.
+    @inlinable @inline(never)
+    func delegate<R>(to inner: Generator<Element, Input, R>, fresh: Bool) throws -> R {
+        let first = try inner.carryOut(fresh ? .start : inner.machine.begin(GeneratorOperation<Input, R>.delegate),
                                        heldByDelegator: true)
         // From here `inner` is owned until it completes; if this body leaves `yieldAll` while
         // `inner` is still suspended, it is handed back.
         defer { inner.machine.giveBackFromDelegator(hasCoroutine: inner.coro != nil) }
-        return try delegateAll(from: host, first: first, handOut: { value in
+        // The links and the flag of a delegate's end are the runner's: a resume of the chain
+        // goes from coroutine to coroutine.
+        return try delegateAll(from: host, runner: runner, first: first, handOut: { value in
             let current = runningBody()
-            return host._withUnsafeGuaranteedRef { host in
-                host.link(delegate: inner)
-                defer { host.unlink(delegate: inner) }
-                return host.suspend(current, yielding: value, resumedWith: Input.self)
+            return runner._withUnsafeGuaranteedRef { runner in
+                runner.link(delegate: inner)
+                defer { runner.unlink(delegate: inner) }
+                return runner.suspend(current, yielding: value, resumedWith: Input.self)
             }
         }, step: { operation in
             try inner.stepForDelegator(operation)
         }, innerEndedMeanwhile: {
-            // The resumer of the chain drove `inner` to its end (its flag on this body's generator).
-            guard host._withUnsafeGuaranteedRef({ $0.machine.takeDelegateEnded() }) else { return nil }
+            // The resumer of the chain drove `inner` to its end (its flag on the runner).
+            guard runner._withUnsafeGuaranteedRef({ $0.machine.takeDelegateEnded() }) else { return nil }
             return .some(try inner.outcomeForDelegator())
         })
     }

@@ -106,6 +106,10 @@ extension Generator {
             try _withUnprotectedUnsafeTemporaryAllocation(of: Element.self, capacity: 1) { valueSlot in
                 try _withUnprotectedUnsafeTemporaryAllocation(of: Completion<Return>.self, capacity: 1) { resultSlot in
                     var inbox: UnsafeMutableRawPointer? = nil
+                    // A close may go through bodies adopted on this coroutine, leaving exits in
+                    // their levels (Adoption.swift); once the body yields, they are spent.
+                    var closing = false
+                    if case .close? = incoming { closing = true }
                     if let signal = incoming.take() {
                         signalSlot.baseAddress.unsafelyUnwrapped.initialize(to: signal)
                         inbox = UnsafeMutableRawPointer(signalSlot.baseAddress.unsafelyUnwrapped)
@@ -113,6 +117,7 @@ extension Generator {
                     let ended = switchIn(coro, inbox: inbox, outbox: UnsafeMutableRawPointer(valueSlot.baseAddress.unsafelyUnwrapped),
                                          completionBox: UnsafeMutableRawPointer(resultSlot.baseAddress.unsafelyUnwrapped))
                     if !ended {
+                        if closing { routedExitMark = 0 }
                         machine.bodyYielded(heldByDelegator: heldByDelegator)
                         return .yielded(valueSlot.baseAddress.unsafelyUnwrapped.move())
                     }
@@ -148,7 +153,14 @@ extension Generator {
     /// Runs on the coroutine's own stack: the body, from its first line to its end.
     @inlinable
     func runBody() {
-        let yielder = Yielder<Element, Input>(host: self, id: rj_coro_id(coro.unsafelyUnwrapped))
+        handBack(runToEnd(Yielder<Element, Input>(host: self, id: rj_coro_id(coro.unsafelyUnwrapped))))
+    }
+
+    /// Runs the body, from its first line to its end, with `yielder`: on the generator's own
+    /// coroutine (`runBody`) or adopted on the stack of the body that delegates to it
+    /// (Adoption.swift). Returns how it ended.
+    @inlinable @inline(__always)
+    func runToEnd(_ yielder: Yielder<Element, Input>) -> Completion<Return> {
         let ended: Completion<Return>
         do {
             if releasePolicy == .abandon {
@@ -175,11 +187,8 @@ extension Generator {
         }
         // A for-in that ended because the generator it iterated threw: that error is how the
         // body ended, whatever it did after the loop (Generator+Sequence.swift).
-        if let error = machine.takePendingError() {
-            handBack(.threw(error))
-        } else {
-            handBack(ended)
-        }
+        if let error = machine.takePendingError() { return .threw(error) }
+        return ended
     }
 
     /// The body's last act, on its own stack: hands how it ended to the resumer's local, or keeps

@@ -40,15 +40,6 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// body captured is released when the generator completes, not when it is freed (a body
     /// that captured something holding the generator would otherwise keep it alive forever).
     @usableFromInline @exclusivity(unchecked) var body: (Yielder<Element, Input>) throws -> Return
-    /// The stack size asked for (0: the default; at most 2^46, `RJ_MAX_STACK`) in the low 48
-    /// bits, the stack mode in the next 8, the backend in the top 8: fixed when the generator is
-    /// made, not when it first runs. One word, not three fields: a suspended shared-stack
-    /// generator is mostly this object, and 8 bytes less keep it in a smaller allocator size.
-    @usableFromInline let stackSettings: UInt
-
-    @inlinable var stackSize: Int { Int(stackSettings & (1 << 48 - 1)) }
-    @inlinable var stackMode: rj_stack_mode { rj_stack_mode(rawValue: UInt32(truncatingIfNeeded: stackSettings >> 48) & 0xFF) }
-    @inlinable var backend: rj_backend { rj_backend(rawValue: UInt32(truncatingIfNeeded: stackSettings >> 56)) }
 
     /// Makes a generator with a checked `stackSize` (0: the default) and a stack mode (nil:
     /// the default, but dedicated when a size is given).
@@ -60,14 +51,14 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
         // `super.init`) otherwise makes the optimiser keep a retain and a release of the
         // closure's context around it.
         let mode = stackMode?.cValue ?? (stackSize != 0 ? RJ_STACK_DEDICATED : rj_default_stack_mode())
-        self.stackSettings = UInt(stackSize) | UInt(mode.rawValue) << 48 | UInt(rj_default_backend().rawValue) << 56
+        let settings = UInt(stackSize) | UInt(mode.rawValue) << 48 | UInt(rj_default_backend().rawValue) << 56
         self.body = consume body
         // No strong reference to the generator may live on its own stack, or a suspended
         // generator could never be released: go through Unmanaged, never through a cast that
         // hands back an owned reference.
         super.init(main: { address in
             Unmanaged<Generator>.fromOpaque(address)._withUnsafeGuaranteedRef { $0.runBody() }
-        }, kind: kind, file: file, line: line)
+        }, stackSettings: settings, kind: kind, file: file, line: line)
     }
 
     /// Makes a generator; nothing of `body` runs until the first ``next(_:)``.

@@ -126,6 +126,18 @@ struct GeneratorStateMachine {
         }
     }
 
+    /// The first case of `acquire`, alone: takes a generator that may be fresh from `created`;
+    /// false when it cannot (then `begin` decides, as for any operation). A delegation's first
+    /// step tries it inline (`Yielder.yieldAll`): `true` is `begin(.delegate)`'s `start`.
+    @inlinable @inline(__always)
+    func takeFresh() -> Bool {
+        with { h in
+            guard h.mayBeFresh.load(ordering: .relaxed) else { return false }
+            h.mayBeFresh.store(false, ordering: .relaxed)
+            return h.stateWord.compareExchange(expected: .created, desired: .running, ordering: .acquiringAndReleasing).exchanged
+        }
+    }
+
     /// Takes the state word: `running`, from `suspended` or `created` (which one is returned),
     /// or, when it cannot be taken, what the generator is.
     @inlinable @inline(__always)
@@ -329,6 +341,10 @@ struct GeneratorStateMachine {
     /// `yieldAll` reads that outcome when it resumes (`takeDelegateEnded`, once).
     @inlinable
     func delegateEnded() { with { $0.kept.delegateEnded = true } }
+
+    /// The body runs adopted on another's stack (Adoption.swift), from now to its end.
+    @inlinable @inline(__always)
+    func adopted() { with { $0.kept.ranAdopted = true } }
 
     @inlinable @inline(__always)
     func takeDelegateEnded() -> Bool {

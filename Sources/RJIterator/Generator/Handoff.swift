@@ -63,9 +63,11 @@ extension _RJCoroutineHost {
         let file = Int(recordAt) + MemoryLayout<CoroutineRecord>.offset(of: \CoroutineRecord.file)!
         let line = Int(recordAt) + MemoryLayout<CoroutineRecord>.offset(of: \CoroutineRecord.line)!
         let kind = Int(recordAt) + MemoryLayout<CoroutineRecord>.offset(of: \CoroutineRecord.kind)!
+        let settings = Int(withUnsafeMutablePointer(to: &stackSettings) { UInt(bitPattern: $0) } - base)
         // The same bytes a read through the offsets finds (a stored property's real storage).
         assert(object.load(fromByteOffset: line, as: UInt32.self) == record.line)
-        rj_set_owner_layout(file, line, kind)
+        assert(object.load(fromByteOffset: settings, as: UInt.self) == stackSettings)
+        rj_set_owner_layout(file, line, kind, settings)
     }
 
     /// Gives the coroutine's stack back; the generator has no coroutine afterwards.
@@ -98,13 +100,30 @@ extension _RJCoroutineHost {
     final func suspend<Input>(
         _ current: OpaquePointer, handingOut handOut: (UnsafeMutableRawPointer) -> Void, resumedWith _: Input.Type
     ) -> ResumeSignal<Input> {
-        // No outbox while closing on release: a body that yields then is abandoned anyway.
-        // The slots are uninitialised memory of the resumer's frame (`switchIntoBody`): the value
-        // is put in, the signal moved out.
-        if let outbox { handOut(rj_coro_in_resumer(current, outbox)) }
+        // No outbox while closing on release: a body that yields then is abandoned anyway, but
+        // for the first yield of a body adopted on this coroutine, refused (below). The slots are
+        // uninitialised memory of the resumer's frame (`switchIntoBody`): the value is put in, the
+        // signal moved out.
+        if let outbox {
+            handOut(rj_coro_in_resumer(current, outbox))
+        } else if rj_coro_owner(current) != object, refusesAdoptedYieldOnRelease(current) {
+            return .close
+        }
         rj_coro_suspend_inline(current)
         if machine.closingOnRelease { return .close }
         return rj_coro_in_resumer(current, inbox.unsafelyUnwrapped).assumingMemoryBound(to: ResumeSignal<Input>.self).move()
+    }
+
+    /// A body adopted on this coroutine (Adoption.swift) yields from a cleanup while the release
+    /// of this generator closes them: its frames sit above the adopter's, so it cannot stay
+    /// suspended while the adopter unwinds, as a delegate on a stack of its own does (until its
+    /// own release closes it, which throws the exit signal at that yield). Its first such yield
+    /// throws the exit signal at once instead, and the unwinding goes on; a second one suspends,
+    /// and the release reports an ignored close (docs/generators.md, "Return, throw and close").
+    @usableFromInline @inline(never)
+    final func refusesAdoptedYieldOnRelease(_ current: OpaquePointer) -> Bool {
+        guard let top = rj_coro_owner(current) else { return false }
+        return Unmanaged<_RJCoroutineHost>.fromOpaque(top)._withUnsafeGuaranteedRef { $0.machine.refuseYieldOnRelease() }
     }
 
     /// Called on release, once the generator has left the registry (so no dump reads or holds
@@ -126,14 +145,23 @@ extension _RJCoroutineHost {
             // The body caught the exit signal and yielded again. Python calls this a
             // RuntimeError; deinit cannot throw, so say it and drop the stack.
             rj_report("RJIterator: generator ignored close: the \(record.kindName) made at \(record.site) was released "
-                      + "at a yield, and a cleanup of its body (a defer or a catch) caught the close and yielded again; "
-                      + "the rest of the body is dropped without running. Let GeneratorExit go on from cleanups, or "
-                      + "close it before releasing it (\(record.howToClose)), where the cleanup's value can be taken")
+                      + "at a yield, and a cleanup of \(bodyThatYielded(coro)) (a defer or a catch) caught the close and "
+                      + "yielded again; the rest of the body is dropped without running. Let GeneratorExit go on from "
+                      + "cleanups, or close it before releasing it (\(record.howToClose)), where the cleanup's value can be taken")
             destroyCoroutine(coro)
             return machine.completed(with: .closed, kind: .closed)
         }
         machine.completedWithKeptOutcome()
         if machine.endedByError { reportErrorOnRelease(cancelledByRelease: cancelledByRelease) }
+    }
+
+    /// Which body yielded on `coro` during a close on release, for its message: this generator's,
+    /// or one adopted on its stack.
+    final func bodyThatYielded(_ coro: OpaquePointer) -> String {
+        guard let top = rj_coro_owner(coro), top != object else { return "its body" }
+        return Unmanaged<_RJCoroutineHost>.fromOpaque(top)._withUnsafeGuaranteedRef {
+            "the body of the \($0.record.kindName) made at \($0.record.site), which it delegates to (run on its stack)"
+        }
     }
 
     /// A body closed on release ended with an error: said on stderr (deinit cannot throw),

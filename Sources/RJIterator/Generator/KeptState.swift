@@ -25,6 +25,9 @@ struct KeptState {
     /// Set by the resumer of a delegation chain (Generator+Delegation.swift) when this body's
     /// delegate completed: its `yieldAll` reads the delegate's outcome, not the signal.
     @usableFromInline var delegateEnded = false
+    /// Set when the body ran adopted, on the stack of the body that delegated to it
+    /// (Adoption.swift): what a dump and the tests read of a completed generator.
+    @usableFromInline var ranAdopted = false
     /// What waits for the body at its next `yield`, as the bytes of one reference (a
     /// `PendingReturn` or an `any Error`, as `pendingKind` says): the two never wait at once.
     @usableFromInline var pendingBytes: UInt64 = 0
@@ -79,6 +82,10 @@ extension GeneratorStateMachine {
 
     @inlinable
     var closingOnRelease: Bool { with { $0.kept.closingOnRelease } }
+
+    /// Whether the body ran (or runs) adopted on the stack of the body that delegated to it.
+    @inlinable
+    var ranAdopted: Bool { with { $0.kept.ranAdopted } }
 
     @inlinable
     func keptReturn<Return>(as _: Return.Type) -> Return? {

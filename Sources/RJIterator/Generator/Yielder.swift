@@ -16,12 +16,25 @@ public struct Yielder<Element, Input> {
     /// The generator whose body this is. Unmanaged, used through `_withUnsafeGuaranteedRef`: an
     /// `unowned(unsafe)` reference is retained around each call (a pair on every yield).
     @usableFromInline let host: Unmanaged<_RJCoroutineHost>
-    /// The id of the body's coroutine (`rj_coro_id`), which no other coroutine ever gets: the
+    /// The generator whose coroutine runs the body: `host` itself, or, for a body adopted by the
+    /// body that delegates to it (Adoption.swift), the generator at the bottom of that stack. A
+    /// `yield` hands its value out through the runner's slots, as the runner's resumer set them.
+    @usableFromInline let runner: Unmanaged<_RJCoroutineHost>
+    /// The id of the body (`rj_coro_id` while it runs), which no other body ever gets: the
     /// misuse check compares it, not an address that a later generator may reuse.
     @usableFromInline let id: UInt64
 
     @usableFromInline init(host: _RJCoroutineHost, id: UInt64) {
         self.host = Unmanaged.passUnretained(host)
+        self.runner = self.host
+        self.id = id
+    }
+
+    /// The yielder of a body adopted on `runner`'s coroutine.
+    @inlinable
+    init(host: Unmanaged<_RJCoroutineHost>, runner: Unmanaged<_RJCoroutineHost>, id: UInt64) {
+        self.host = host
+        self.runner = runner
         self.id = id
     }
 
@@ -45,12 +58,12 @@ public struct Yielder<Element, Input> {
     ///   is being closed (``Generator/return(_:)``, ``Generator/close()``, release): catch it by
     ///   type to finish work, and let it go on. An error a for-in of this body could not throw
     ///   (the generator it iterated threw) is thrown here, before suspending.
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     public func yield(_ value: Element) throws -> Input {
         let current = runningBody()
         // A for-in of this body whose generator threw left the error here (Generator+Sequence.swift).
         if let error = host._withUnsafeGuaranteedRef({ $0.machine.takePendingError() }) { throw error }
-        switch host._withUnsafeGuaranteedRef({ $0.suspend(current, yielding: value, resumedWith: Input.self) }) {
+        switch runner._withUnsafeGuaranteedRef({ $0.suspend(current, yielding: value, resumedWith: Input.self) }) {
         case .value(let input): return input
         case .error(let error): throw error
         case .close: throw host._withUnsafeGuaranteedRef { $0.takeExitError() }
@@ -74,9 +87,18 @@ public struct Yielder<Element, Input> {
     ///     print(r)                        // "inner done"
     /// }
     /// ```
-    @inlinable
+    @inlinable @inline(__always)
     public func yieldAll<R>(_ inner: Generator<Element, Input, R>) throws -> R {
-        try delegate(to: inner)
+        let current = runningBody()
+        // The first step takes `inner` as any operation does. A fresh one that only this body
+        // holds runs here, adopted (Adoption.swift); otherwise it starts on a coroutine of its
+        // own, or is resumed (Generator+Delegation.swift). Inline up to the adoption: a call less
+        // for every generator made per call of a recursive generator.
+        let fresh = inner.machine.takeFresh()
+        if fresh, let innerId = inner.adoptionId(on: current) {
+            return try adopt(inner, on: current, id: innerId)
+        }
+        return try delegate(to: inner, fresh: fresh)
     }
 }
 

@@ -14,16 +14,16 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     //      finally { log inner } }: return("v") -> {value: "v", done: true}, log inner, outer.
     // Python: close() of `yield from` closes the inner first: inner, outer.
     func testReturnThroughYieldAllClosesInnerFirstThenOuter() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             var log: [String] = []
-            let inner = Generator<Int, Void, String> { y in
+            let inner = Delegate(adopted: adopted) { Generator<Int, Void, String> { y in
                 defer { log.append("inner") }
                 try y.yield(1)
                 return "inner end"
-            }
+            } }
             let outer = Generator<Int, Void, String> { y in
                 defer { log.append("outer") }
-                _ = try y.yieldAll(inner)
+                _ = try inner.yieldAll(from: y)
                 log.append("after yieldAll")
                 return "outer end"
             }
@@ -31,7 +31,7 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
             XCTAssertEqual(try outer.return("v"), .returned("v"))
             XCTAssertEqual(log, ["inner", "outer"])
             // Same Return type: the inner was given return("v") as in ES6.
-            XCTAssertEqual(try inner.next(), .returned("v"))
+            XCTAssertEqual(try inner.generator.next(), .returned("v"))
         }
     }
 
@@ -41,20 +41,20 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     //      {more, false} (the inner's finally ends, its return completion gives {v, done}, and
     //      yield* evaluates to "v": the outer body goes on); next() -> {"outer end", true}.
     func testInnerCleanupYieldSpendsTheReturnAndTheOuterGoesOn() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             var log: [String] = []
             var delegated: String?
-            let inner = Generator<String, Void, String> { y in
+            let inner = Delegate(adopted: adopted) { Generator<String, Void, String> { y in
                 do { try y.yield("1") } catch {
                     log.append("inner cleanup")
                     try y.yield("ic")
                     throw error
                 }
                 return "inner end"
-            }
+            } }
             let outer = Generator<String, Void, String> { y in
                 defer { log.append("outer") }
-                delegated = try y.yieldAll(inner)
+                delegated = try inner.yieldAll(from: y)
                 log.append("after yieldAll")
                 try y.yield("more")
                 return "outer end"
@@ -65,7 +65,7 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
             XCTAssertEqual(try outer.next(), .yielded("more"))
             XCTAssertEqual(delegated, "v", "yieldAll evaluates to what the inner returned: the return's value")
             XCTAssertEqual(log, ["inner cleanup", "after yieldAll"])
-            XCTAssertEqual(inner.state, .completed)
+            XCTAssertEqual(inner.generator.state, .completed)
             XCTAssertEqual(try outer.next(), .returned("outer end"))
             XCTAssertEqual(log, ["inner cleanup", "after yieldAll", "outer"])
         }
@@ -75,17 +75,17 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     //      outer { yield* inner; yield 3; return "end" }: next() -> 1; return(54) -> {2, false};
     //      next() -> {3, false} (yield* evaluates to 101); next() -> {"end", true}.
     func testReturnSpentByAnInnerCleanupYieldThenTheInnerReturnsAndTheOuterGoesOn() throws {
-        try onBothBackends {
-            let inner = Generator<String, Void, Int?> { y in
+        try onBothBackendsAndDelegates { adopted in
+            let inner = Delegate(adopted: adopted) { Generator<String, Void, Int?> { y in
                 do { try y.yield("1") } catch {
                     try y.yield("2")
                     return 101
                 }
                 return nil
-            }
+            } }
             var delegated: Int??
             let outer = Generator<String, Void, Int?> { y in
-                delegated = try y.yieldAll(inner)
+                delegated = try inner.yieldAll(from: y)
                 try y.yield("3")
                 return nil
             }
@@ -101,8 +101,8 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     //      catch { return 102 } }, outer { r = yield* inner; yield "after " + r }: next() -> 1;
     //      return(51) -> {2, false}; throw(E) -> {"after 102", false}; next() -> {"end", true}.
     func testThrowAfterASpentReturnGoesToTheInnerWhichReturnsAndTheOuterGoesOn() throws {
-        try onBothBackends {
-            let inner = Generator<String, Void, Int?> { y in
+        try onBothBackendsAndDelegates { adopted in
+            let inner = Delegate(adopted: adopted) { Generator<String, Void, Int?> { y in
                 do {
                     do { try y.yield("1") } catch {
                         try y.yield("2")
@@ -112,9 +112,9 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
                     return 102
                 }
                 return nil
-            }
+            } }
             let outer = Generator<String, Void, Int?> { y in
-                let r = try y.yieldAll(inner)
+                let r = try inner.yieldAll(from: y)
                 try y.yield("after \(r.map(String.init) ?? "nil")")
                 return nil
             }
@@ -133,17 +133,17 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     // that swallows it instead and falls off the end returns its own value (nil), and the
     // outer goes on with that.
     func testInnerCleanupThatYieldsThenFallsOffItsEndLetsTheOuterGoOn() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             for swallows in [false, true] {
-                let inner = Generator<String, Void, Int?> { y in
+                let inner = Delegate(adopted: adopted) { Generator<String, Void, Int?> { y in
                     do { try y.yield("1") } catch {
                         try y.yield("2")
                         if !swallows { throw error }
                     }
                     return nil
-                }
+                } }
                 let outer = Generator<String, Void, Int?> { y in
-                    let r = try y.yieldAll(inner)
+                    let r = try inner.yieldAll(from: y)
                     try y.yield("after \(r.map(String.init) ?? "nil")")
                     return nil
                 }
@@ -162,9 +162,9 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     //      false}; next() -> {"end", true}. Second shape: the same with return(51), throw(E)
     //      -> {"mid after 102", false}.
     func testSpentReturnThroughTwoLevelsOfDelegation() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             for secondShape in [false, true] {
-                let inner = Generator<String, Void, String> { y in
+                let inner = Delegate(adopted: adopted) { Generator<String, Void, String> { y in
                     if secondShape {
                         do {
                             do { try y.yield("1") } catch {
@@ -181,14 +181,14 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
                         }
                     }
                     return "inner end"
-                }
-                let mid = Generator<String, Void, String> { y in
-                    let r = try y.yieldAll(inner)
+                } }
+                let mid = Delegate(adopted: adopted) { Generator<String, Void, String> { y in
+                    let r = try inner.yieldAll(from: y)
                     try y.yield("mid after \(r)")
                     return "mid end"
-                }
+                } }
                 let outer = Generator<String, Void, String> { y in
-                    let r = try y.yieldAll(mid)
+                    let r = try mid.yieldAll(from: y)
                     try y.yield("outer after \(r)")
                     return "end"
                 }
@@ -209,12 +209,12 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     // ES6: inner { try { yield 1 } finally { return "innerR" } }: outer.return("v") ->
     //      {value: "innerR", done: true}: the outer returns with what the inner's return gave.
     func testInnerCleanupReturnValueBecomesTheOuterResult() throws {
-        try onBothBackends {
-            let inner = Generator<Int, Void, String> { y in
+        try onBothBackendsAndDelegates { adopted in
+            let inner = Delegate(adopted: adopted) { Generator<Int, Void, String> { y in
                 do { try y.yield(1) } catch { return "innerR" }
                 return "inner end"
-            }
-            let outer = Generator<Int, Void, String> { y in try y.yieldAll(inner) }
+            } }
+            let outer = Generator<Int, Void, String> { y in try inner.yieldAll(from: y) }
             XCTAssertEqual(try outer.next(), .yielded(1))
             XCTAssertEqual(try outer.return("v"), .returned("innerR"))
         }
@@ -224,13 +224,13 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     //      return("v") -> {value: "caught ierr", done: false}.
     // Python: close() -> the inner's ValueError propagates into the outer at `yield from`.
     func testInnerCleanupErrorPropagatesIntoTheOuterBodyAtYieldAll() throws {
-        try onBothBackends {
-            let inner = Generator<String, Void, String> { y in
+        try onBothBackendsAndDelegates { adopted in
+            let inner = Delegate(adopted: adopted) { Generator<String, Void, String> { y in
                 do { try y.yield("1") } catch { throw TestError(code: 1) }
                 return "inner end"
-            }
+            } }
             let outer = Generator<String, Void, String> { y in
-                do { _ = try y.yieldAll(inner) } catch let e as TestError {
+                do { _ = try inner.yieldAll(from: y) } catch let e as TestError {
                     try y.yield("caught \(e.code)")
                 }
                 return "outer end"
@@ -244,17 +244,17 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     // Python: close() raises the inner's error out of close when the outer does not catch it;
     // ES6 likewise throws it out of return(). Cleanup order still inner, then outer.
     func testInnerCleanupErrorComesOutOfTheOuterReturn() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             var log: [String] = []
-            let inner = Generator<Int, Void, Void> { y in
+            let inner = Delegate(adopted: adopted) { Generator<Int, Void, Void> { y in
                 do { try y.yield(1) } catch {
                     log.append("inner")
                     throw TestError(code: 2)
                 }
-            }
+            } }
             let outer = Generator<Int, Void, String> { y in
                 defer { log.append("outer") }
-                try y.yieldAll(inner)
+                try inner.yieldAll(from: y)
                 return "end"
             }
             XCTAssertEqual(try outer.next(), .yielded(1))
@@ -267,38 +267,38 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     // Different return types: there is no way to hand the inner the outer's value, so the
     // inner is closed (Python's close), and the outer completes with its own value.
     func testReturnThroughYieldAllWithOtherReturnTypeClosesTheInner() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             var log: [String] = []
-            let inner = Generator<Int, Void, Int> { y in
+            let inner = Delegate(adopted: adopted) { Generator<Int, Void, Int> { y in
                 defer { log.append("inner") }
                 try y.yield(1)
                 return 0
-            }
+            } }
             let outer = Generator<Int, Void, String> { y in
                 defer { log.append("outer") }
-                _ = try y.yieldAll(inner)
+                _ = try inner.yieldAll(from: y)
                 return "end"
             }
             XCTAssertEqual(try outer.next(), .yielded(1))
             XCTAssertEqual(try outer.return("v"), .returned("v"))
             XCTAssertEqual(log, ["inner", "outer"])
-            XCTAssertThrowsError(try inner.next()) { XCTAssertEqual($0 as? GeneratorError, .closed) }
+            XCTAssertThrowsError(try inner.generator.next()) { XCTAssertEqual($0 as? GeneratorError, .closed) }
         }
     }
 
     // A throw(e) while the inner runs its cleanup goes to the inner, as any throw during
     // delegation does; the inner catches it here and finishes; the outer return completes.
     func testThrowDuringTheInnerCleanupGoesToTheInner() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             var seen: [Int] = []
-            let inner = Generator<Int, Void, String> { y in
+            let inner = Delegate(adopted: adopted) { Generator<Int, Void, String> { y in
                 do { try y.yield(1) } catch {
                     do { try y.yield(2) } catch let e as TestError { seen.append(e.code) }
                     throw error
                 }
                 return "inner end"
-            }
-            let outer = Generator<Int, Void, String> { y in try y.yieldAll(inner) }
+            } }
+            let outer = Generator<Int, Void, String> { y in try inner.yieldAll(from: y) }
             XCTAssertEqual(try outer.next(), .yielded(1))
             XCTAssertEqual(try outer.return("v"), .yielded(2))
             XCTAssertEqual(try outer.throw(TestError(code: 9)), .returned("v"))
@@ -308,22 +308,22 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
 
     // Release while delegating closes the inner first (Python's close through `yield from`).
     func testReleaseWhileDelegatingClosesInnerThenOuter() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             var log: [String] = []
-            let inner = Generator<Int, Void, Void> { y in
+            let inner = Delegate(adopted: adopted) { Generator<Int, Void, Void> { y in
                 defer { log.append("inner") }
                 try y.yield(1)
                 try y.yield(2)
-            }
+            } }
             do {
                 let outer = Generator<Int, Void, Void> { y in
                     defer { log.append("outer") }
-                    try y.yieldAll(inner)
+                    try inner.yieldAll(from: y)
                 }
                 XCTAssertEqual(try outer.next().yieldedValue, 1)
             }
             XCTAssertEqual(log, ["inner", "outer"])
-            XCTAssertEqual(inner.state, .completed)
+            XCTAssertEqual(inner.generator.state, .completed)
         }
     }
 
@@ -331,7 +331,7 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     // unwinds; the inner stays suspended in its cleanup (Python's close would raise "generator
     // ignored GeneratorExit" here) and is closed in turn when it is released.
     func testReleaseWhileTheInnerCleanupYieldsUnwindsTheOuterAndLeavesTheInner() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             var log: [String] = []
             var inner: Generator<Int, Void, Void>? = Generator<Int, Void, Void> { y in
                 defer { log.append("inner defer") }
@@ -358,13 +358,13 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     // A delegated inner completed by someone else's close has no value: yieldAll throws
     // GeneratorError.closed into the outer body (not a silent close of the outer).
     func testYieldAllOfAClosedGeneratorThrowsClosed() throws {
-        try onBothBackends {
-            let inner = Generator<Int, Void, Int> { y in try y.yield(1); return 0 }
-            let closer = Generator<Int, Void, String> { y in _ = try y.yieldAll(inner); return "" }
+        try onBothBackendsAndDelegates { adopted in
+            let inner = Delegate(adopted: adopted) { Generator<Int, Void, Int> { y in try y.yield(1); return 0 } }
+            let closer = Generator<Int, Void, String> { y in _ = try inner.yieldAll(from: y); return "" }
             XCTAssertEqual(try closer.next(), .yielded(1))
             XCTAssertEqual(try closer.return("x"), .returned("x"))  // closes inner (other type)
             let outer = Generator<Int, Void, String> { y in
-                do { _ = try y.yieldAll(inner) } catch GeneratorError.closed { return "saw closed" }
+                do { _ = try y.yieldAll(inner.generator) } catch GeneratorError.closed { return "saw closed" }
                 return "end"
             }
             XCTAssertEqual(try outer.next(), .returned("saw closed"))

@@ -16,19 +16,20 @@ private final class Node: Sendable {
 }
 
 /// A generator per subtree, each delegating to its children's (CPython's inorder).
-private func inorder(_ node: Node?) -> Generator<Int, Void, Int> {
+private func inorder(_ node: Node?, adopted: Bool) -> Generator<Int, Void, Int> {
     Generator { y in
         guard let node else { return 0 }
-        let left = try y.yieldAll(inorder(node.left))
+        let left = try y.yieldAll(inorder(node.left, adopted: adopted), adopted: adopted)
         try y.yield(node.label)
-        let right = try y.yieldAll(inorder(node.right))
+        let right = try y.yieldAll(inorder(node.right, adopted: adopted), adopted: adopted)
         return left + right + 1
     }
 }
 
 /// A chain of `depth` generators, each delegating to the next; the innermost yields
-/// `count` values, and each level yields a marker before and after its delegation.
-private func chain(_ depth: Int, count: Int, log: Log? = nil) -> Generator<Int, Int, Int> {
+/// `count` values, and each level yields a marker before and after its delegation. `adopted`:
+/// each delegate runs adopted on the outermost's stack, else on a stack of its own.
+private func chain(_ depth: Int, count: Int, log: Log? = nil, adopted: Bool) -> Generator<Int, Int, Int> {
     Generator { y in
         if depth == 0 {
             var sum = 0
@@ -36,7 +37,7 @@ private func chain(_ depth: Int, count: Int, log: Log? = nil) -> Generator<Int, 
             return sum
         }
         log?.add("enter \(depth)")
-        let sum = try y.yieldAll(chain(depth - 1, count: count, log: log))
+        let sum = try y.yieldAll(chain(depth - 1, count: count, log: log, adopted: adopted), adopted: adopted)
         log?.add("leave \(depth)")
         return sum
     }
@@ -46,10 +47,13 @@ final class GeneratorDelegationTests: XCTestCase {
     // The values and inputs of a deep chain go straight to and from the innermost generator;
     // each level's body runs again only when its delegate returns, in order, innermost first.
     func testDeepChainPassesValuesAndInputsAndReturnsInOrder() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             let log = Log()
-            let depth = 200
-            let outer = chain(depth, count: 5, log: log)
+            // Deep enough to matter, shallow enough for every level to be adopted in a debug
+            // build, whose frames take ~2.5 KiB a level (a deeper chain goes on in a new stack
+            // when the reserve is used up: GeneratorAdoptionTests).
+            let depth = 60
+            let outer = chain(depth, count: 5, log: log, adopted: adopted)
             XCTAssertEqual(try outer.next(0), .yielded(0))
             XCTAssertEqual(log.all.count, depth, "every level entered once, on the way down")
             for i in 1..<5 { XCTAssertEqual(try outer.next(i * 10), .yielded(i)) }
@@ -62,9 +66,9 @@ final class GeneratorDelegationTests: XCTestCase {
     // A generator per subtree: delegations start and end all the time, at every depth, and
     // a level yields its own value between two delegations.
     func testGeneratorPerSubtreeYieldsInOrder() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             let tree = Node(0, 1023)
-            let walk = inorder(tree)
+            let walk = inorder(tree, adopted: adopted)
             var labels: [Int] = []
             var result: Int?
             while true {
@@ -118,14 +122,14 @@ final class GeneratorDelegationTests: XCTestCase {
 
     // throw(e) on the outermost goes to the innermost, through every level's body.
     func testThrowReachesTheInnermostThroughEveryLevel() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             let outer = Generator<Int, Void, Int> { y in
                 try y.yieldAll(Generator<Int, Void, Int> { y in
                     try y.yieldAll(Generator<Int, Void, Int> { y in
                         do { try y.yield(1) } catch let e as TestError { try y.yield(e.code) }
                         return 7
-                    })
-                })
+                    }, adopted: adopted)
+                }, adopted: adopted)
             }
             XCTAssertEqual(try outer.next(), .yielded(1))
             XCTAssertEqual(try outer.throw(TestError(code: 42)), .yielded(42))
@@ -136,7 +140,8 @@ final class GeneratorDelegationTests: XCTestCase {
     // A chain started on one thread is resumed from others, one call at a time: its
     // delegates follow it (they belong to it, and its state word orders every access).
     func testDelegationChainResumedFromOtherThreads() throws {
-        let outer = UnsafeTransfer(chain(50, count: 400))
+      for adopted in [true, false] {
+        let outer = UnsafeTransfer(chain(50, count: 400, adopted: adopted))
         XCTAssertEqual(try outer.value.next(0), .yielded(0))
         let results = UnsafeTransfer(Box<[Int]>([]))
         for round in 0..<4 {
@@ -148,24 +153,26 @@ final class GeneratorDelegationTests: XCTestCase {
         }
         XCTAssertEqual(results.value.value, Array(1..<400))
         XCTAssertEqual(try outer.value.next(1), .returned(400), "the 400 inputs after the first")
+      }
     }
 
     // Releasing the outermost while a deep chain is suspended closes every level, innermost
-    // first, and gives every stack back.
+    // first, and gives every stack back. Adopted, the 30 delegates run on the outermost's stack:
+    // 31 generators, one stack.
     func testReleasingADeepChainClosesEveryLevelInnermostFirst() throws {
-        try onBothBackends {
+        try onBothBackendsAndDelegates { adopted in
             let liveBefore = liveBodies
             let log = Log()
             func level(_ n: Int) -> Generator<Int, Void, Void> {
                 Generator { y in
                     defer { log.add("closed \(n)") }
-                    if n == 0 { try y.yield(0); try y.yield(1) } else { try y.yieldAll(level(n - 1)) }
+                    if n == 0 { try y.yield(0); try y.yield(1) } else { try y.yieldAll(level(n - 1), adopted: adopted) }
                 }
             }
             do {
                 let outer = level(30)
                 XCTAssertEqual(try outer.next().yieldedValue, 0)
-                withExtendedLifetime(outer) { XCTAssertEqual(liveBodies, liveBefore + 31) }
+                withExtendedLifetime(outer) { XCTAssertEqual(liveBodies, liveBefore + (adopted ? 1 : 31)) }
             }
             XCTAssertEqual(log.all, (0...30).map { "closed \($0)" })
             XCTAssertEqual(liveBodies, liveBefore)

@@ -91,3 +91,54 @@ class DedicatedStackTestCase: XCTestCase {
 /// Bodies that hold a stack or a shared-stack record: generators started and not yet ended or
 /// released, whatever their stack mode.
 var liveBodies: Int { RJRuntime.liveStackCount + RJRuntime.sharedGeneratorCount }
+
+/// The inner generator of a delegation test, made in one of the two ways a delegate runs, so
+/// that a test runs both: adopted (made by the delegating body and held by it alone, it runs
+/// on that body's stack: Adoption.swift) or on a stack of its own (held by the test too). After
+/// the delegation, `generator` is the one that ran; the delegation checks it ran as asked.
+final class Delegate<Element, Input, Return> {
+    let adopted: Bool
+    private let make: () -> Generator<Element, Input, Return>
+    private var made: Generator<Element, Input, Return>?
+
+    init(adopted: Bool, _ make: @escaping () -> Generator<Element, Input, Return>) {
+        self.adopted = adopted
+        self.make = make
+        if !adopted { made = make() }
+    }
+
+    /// `y.yieldAll` of the delegate, from the body `y` was given to.
+    func yieldAll(from y: Yielder<Element, Input>, file: StaticString = #filePath, line: UInt = #line) throws -> Return {
+        let inner = adopted ? make() : made!
+        defer {
+            made = inner
+            XCTAssertEqual(inner.machine.ranAdopted, adopted, adopted ? "not adopted" : "adopted", file: file, line: line)
+        }
+        return try y.yieldAll(inner)
+    }
+
+    /// The delegate: for an adopted one, once the delegation is over (before, it does not exist
+    /// outside the delegating body).
+    var generator: Generator<Element, Input, Return> { made! }
+}
+
+/// Runs `body` for both kinds of delegate (`Delegate`), each on both backends.
+func onBothBackendsAndDelegates(_ body: (_ adopted: Bool) throws -> Void) rethrows {
+    for adopted in [true, false] {
+        try onBothBackends { try body(adopted) }
+    }
+}
+
+extension Yielder {
+    /// `yieldAll(inner)` of a fresh `inner`, adopted (this body holds it alone) or on a stack of
+    /// its own (held here a second time), as `adopted` says; checks it ran that way.
+    func yieldAll<R>(_ inner: Generator<Element, Input, R>, adopted: Bool, file: StaticString = #filePath,
+                     line: UInt = #line) throws -> R {
+        let second = adopted ? nil : inner
+        defer {
+            XCTAssertEqual(inner.machine.ranAdopted, adopted, adopted ? "not adopted" : "adopted", file: file, line: line)
+            withExtendedLifetime(second) {}
+        }
+        return try yieldAll(inner)
+    }
+}

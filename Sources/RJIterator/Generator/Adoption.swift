@@ -1,0 +1,171 @@
+import CRJContext
+import CRJShims
+
+// Adoption: `yieldAll` of a fresh generator runs the generator's body right there, on the
+// delegating body's own stack, as a nested call: no stack of its own, no switch in or out
+// (docs/generators.md, "Delegation: a generator per call at a call's price").
+//
+// Who is who
+// - The *runner* is the generator whose coroutine runs the bodies: the bottom of the stack of
+//   bodies, its own body's. Its resumer's slots are where every body on it hands values out
+//   (`Yielder.runner`), its state word is what a resume takes, its release closes them all.
+// - An *adopted* generator is `running` from its adoption to its end, and then `completed` with
+//   its kept outcome, as a delegate that runs on a stack of its own is; it stays registered
+//   (a dump lists it, under the runner whose stack holds its frames). The coroutine says the
+//   adopted body is the one running on it (`rj_coro_adopt`: its owner and a new id), so that a
+//   `Yielder`'s check, `rj_yield`, `rj_await`, a for-in's error and the overflow message find it;
+//   the adopter puts its own back when the adopted body ends.
+// - Each level keeps an `Adoption` in the adopter's frame, linked to its adopter's own (if the
+//   adopter runs adopted too) and pointed to by the adopted generator (`adoption`).
+//
+// Operations. A `next` resumes the runner's coroutine: the innermost body's `yield` returns the
+// input, with no chain to walk. `throw(e)` reaches the innermost `yield` as it is (every level of
+// a delegation forwards an error as it is). A close (`return(v)`, `close()`, a release) reaches
+// the innermost `yield` too, and is routed through the levels by Delegation.swift's rules
+// (`routeExit`): the value of a `return(v)` goes down a level only where the `Return` types
+// agree, and each level keeps the exit it passed on, so that when its adopted body ends it goes
+// on as a delegating body does (the inner's value continues the exit; a close stays a close).
+// Any yield spends the exits of the levels below it (ES6: an inner that answers the return by
+// yielding spent it): the resumer clears the runner's mark once the coroutine suspends after a
+// close (`switchIntoBody`).
+//
+// When not: a generator that has started, that someone else also holds, that a layer above
+// built on (a client), or whose promised stack (its stack size, or the default) is not left
+// below the delegating body, gets a coroutine of its own as before (`rj_coro_adopt` says; every
+// stack reserves address space below its nominal size for this: a new stack is a new segment).
+
+/// One level of adoption, kept in the adopting body's frame while the adopted body runs.
+@usableFromInline
+struct Adoption {
+    /// The generator whose coroutine runs both bodies.
+    @usableFromInline let runner: Unmanaged<_RJCoroutineHost>
+    /// The generator whose body adopted (`yieldAll`'s caller), and its id (`rj_coro_id`), which
+    /// the coroutine says again once the adopted body ends.
+    @usableFromInline let adopter: Unmanaged<_RJCoroutineHost>
+    @usableFromInline let adopterId: UInt64
+    /// The adopter's own level, when it runs adopted too.
+    @usableFromInline let outer: UnsafeMutablePointer<Adoption>?
+    /// The adopted generator's `Return` type: a `return(v)` routed through this level goes on to
+    /// the adopted body only if its value is of that type.
+    @usableFromInline let innerReturn: Any.Type
+    /// The exit a close routed through this level left for the adopter (a delegating body's
+    /// `exit`, Delegation.swift): `exitMark` is not 0 once one did, and the exit is valid while
+    /// it is the runner's `routedExitMark`; `exitValue` is its `return` value, retained (nil for a
+    /// plain close). Raw, so that a level no close went through has nothing to destroy.
+    @usableFromInline var exitMark: UInt64 = 0
+    @usableFromInline var exitValue: Unmanaged<PendingReturn>? = nil
+
+    @inlinable
+    init(runner: Unmanaged<_RJCoroutineHost>, adopter: Unmanaged<_RJCoroutineHost>, adopterId: UInt64,
+         outer: UnsafeMutablePointer<Adoption>?, innerReturn: Any.Type) {
+        self.runner = runner
+        self.adopter = adopter
+        self.adopterId = adopterId
+        self.outer = outer
+        self.innerReturn = innerReturn
+    }
+}
+
+extension _RJCoroutineHost {
+    /// This generator, not started, adopted by the body running on `current`: the adopted body's
+    /// id, the coroutine now saying it runs; `nil` when it cannot be adopted there (see the top of
+    /// this file). Called holding `running`, taken from `created`.
+    @inlinable @inline(__always)
+    final func adoptionId(on current: OpaquePointer) -> UInt64? {
+        guard client == nil, releasePolicy == .close, rj_is_uniquely_referenced(object) else { return nil }
+        let id = rj_coro_adopt(current, object, stackSize)
+        return id == 0 ? nil : id
+    }
+
+    /// The value a close brings to this adopted body: `nil` for a plain close. The close came to
+    /// the runner (its pending `return(v)`, if any); each level passes the value on only where
+    /// the adopted body's `Return` type is the value's, and keeps the exit it passed on (`exit`,
+    /// marked with a new `routedExitMark` of the runner's). Out of line: the cold path of a close.
+    @usableFromInline @inline(never)
+    final func routeExit() -> PendingReturn? {
+        let top = adoption.unsafelyUnwrapped
+        var bottom = top
+        while let outer = bottom.pointee.outer { bottom = outer }
+        let runner = bottom.pointee.runner
+        let pending = runner._withUnsafeGuaranteedRef { $0.machine.takeExitValue() }
+        let mark = rj_unique_id()
+        runner._withUnsafeGuaranteedRef { $0.routedExitMark = mark }
+        // Levels counted from the top (0). The value reaches a level's adopter when no level
+        // below it refused it: when the lowest refusing level is above (a smaller count) or none.
+        var lowestRefusal = -1
+        if let pending {
+            var level = top
+            var count = 0
+            while true {
+                if level.pointee.innerReturn != pending.type { lowestRefusal = count }
+                guard let outer = level.pointee.outer else { break }
+                level = outer
+                count += 1
+            }
+        }
+        var level = top
+        var count = 0
+        while true {
+            level.pointee.exitValue?.release()
+            level.pointee.exitValue = count >= lowestRefusal ? pending.map { Unmanaged.passRetained($0) } : nil
+            level.pointee.exitMark = mark
+            guard let outer = level.pointee.outer else { break }
+            level = outer
+            count += 1
+        }
+        return lowestRefusal < 0 ? pending : nil
+    }
+}
+
+extension Generator {
+    /// The end of an adopted body whose level a close went through (`routeExit`): completes
+    /// this generator with `ended`, and goes on as a delegating body does (Delegation.swift): with
+    /// the exit it was given, if it is still valid (no yield spent it), the inner's value
+    /// continuing it; otherwise as after any delegate's end. Out of line: the cold path.
+    @usableFromInline @inline(never)
+    func endAdoptionClosing(_ ended: Completion<Return>, level: Adoption) throws -> Return {
+        let value = level.exitValue?.takeRetainedValue()
+        let exit = level.exitMark == level.runner._withUnsafeGuaranteedRef({ $0.routedExitMark })
+            ? GeneratorExit(pendingReturn: value) : nil
+        machine.completed(with: ErasedCompletion(ended), kind: ended.kind)
+        switch ended {
+        case .returned(let result):
+            if let exit { throw exit.continued(afterInnerReturned: result) }
+            return result
+        case .threw(let error):
+            throw error
+        case .closed:
+            throw exit ?? GeneratorError.closed
+        }
+    }
+}
+
+extension Yielder {
+    /// `yieldAll(inner)` for an `inner` this body adopted (`adoptionId`, which gave `innerId`):
+    /// runs its body here, on `current`, and goes on as a delegation does when its inner ends.
+    @inlinable @inline(__always)
+    func adopt<R>(_ inner: Generator<Element, Input, R>, on current: OpaquePointer, id innerId: UInt64) throws -> R {
+        var level = Adoption(runner: runner, adopter: host, adopterId: id,
+                             outer: host._withUnsafeGuaranteedRef { $0.adoption }, innerReturn: R.self)
+        // Unprotected: a pointer to a struct of words, no array a write could run off.
+        inner.machine.adopted()
+        let ended = _withUnprotectedUnsafeMutablePointer(to: &level) { level in
+            inner.adoption = level
+            return inner.runToEnd(Yielder(host: Unmanaged.passUnretained(inner), runner: runner, id: innerId))
+        }
+        inner.adoption = nil
+        rj_coro_set_body(current, host.toOpaque(), id)
+        if level.exitMark != 0 { return try inner.endAdoptionClosing(ended, level: level) }
+        switch ended {
+        case .returned(let value):
+            inner.machine.completed(with: ErasedCompletion(Completion<R>.returned(value)), kind: ended.kind)
+            return value
+        case .threw(let error):
+            inner.machine.completed(with: .threw(error), kind: .threw)
+            throw error
+        case .closed:
+            inner.machine.completed(with: .closed, kind: .closed)
+            throw GeneratorError.closed
+        }
+    }
+}
