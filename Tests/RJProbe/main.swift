@@ -155,6 +155,28 @@ case "cleanup-throws-on-release":
         _ = try? gen.next()
     }
     say("still running")
+case "adopted-outer-yielder":
+    // The outer body's Yielder used inside a body adopted on its stack: the same coroutine, but
+    // not that yielder's body.
+    let gen = Generator<Int, Void, Void> { outerYielder in
+        try outerYielder.yieldAll(Generator<Int, Void, Void> { _ in try outerYielder.yield(1) })
+    }
+    _ = try? gen.next()
+case "adopted-yielder-escape":
+    // An adopted body's Yielder kept and used by its adopter once that body has ended.
+    nonisolated(unsafe) var kept: Yielder<Int, Void>?
+    let gen = Generator<Int, Void, Void> { y in
+        try y.yieldAll(Generator<Int, Void, Void> { inner in kept = inner })
+        _ = try kept?.yield(1)
+    }
+    _ = try? gen.next()
+case "overflow-adopted":
+    // A body adopted on its delegator's stack overflows: the message names it, and its size.
+    let gen = Generator<Int, Void, Int>(stackSize: 256 * 1024) { y in
+        say("adopted one made at line \(#line + 1)")
+        return try y.yieldAll(Generator<Int, Void, Int>(stackSize: 64 * 1024) { _ in recurse(0) })
+    }
+    say("\(String(describing: try? gen.next()))")
 case "yielder-escape":
     nonisolated(unsafe) var kept: Yielder<Int, Void>?
     let gen = Generator<Int, Void, Void> { y in kept = y }
@@ -211,6 +233,25 @@ case "workout":
         if case .returned(let r) = step { total += r }
         let suspended = Generator<Int, Void, Void> { y in defer { total += 1 }; try y.yield(1); try y.yield(2) }
         _ = try! suspended.next()
+        // Adoption: a generator per level, the levels run on the outermost's stack, resumed on
+        // another thread, dumped, and released while suspended in an adopted body.
+        func levels(_ n: Int) -> Generator<Int, Void, Void> {
+            Generator { y in
+                defer { total += 1 }
+                try y.yield(n)
+                if n > 0 { try y.yieldAll(levels(n - 1)) }
+            }
+        }
+        let walk = UnsafeTransfer(levels(3))
+        total += try! walk.value.next().yieldedValue! + walk.value.next().yieldedValue!
+        let hopped = UnsafeTransfer(ResultSlot<Int>())
+        let walkHop = Thread { hopped.value.value = try! walk.value.next().yieldedValue! }
+        walkHop.start()
+        while !walkHop.isFinished { usleep(100) }
+        total += hopped.value.value!
+        if !RJRuntime.dump().coroutines.contains(where: { $0.runsOnStackOf != nil }) {
+            say("workout: the dump listed no adopted generator")
+        }
         let seed = RJIterator { rj_yield("a"); return "b" }
         _ = seed.next()
         // A dump reads the suspended ones' stacks (their saved contexts, their frame chains).
@@ -219,6 +260,7 @@ case "workout":
             say("workout: the dump read no suspended stack")
         }
         _ = seed.next()
+        withExtendedLifetime(walk) {}
     }
     RJRuntime.useUContextBackend(false)
     say("workout total \(total)")

@@ -64,49 +64,46 @@ final class GeneratorAdoptionTests: XCTestCase {
     func testAnAdoptedGeneratorIsRunningUntilItsEndThenKeepsItsOutcome() throws {
         try onBothBackends {
             var states: [GeneratorState] = []
-            var inner: Generator<Int, Void, String>?
+            let inner = Delegate<Int, Void, String>(adopted: true) { y in
+                states.append(runningBodyIsAdopted() ? .running : .created)
+                try y.yield(1)
+                return "done"
+            }
             let outer = Generator<Int, Void, Void> { y in
-                let g = Generator<Int, Void, String> { y in try y.yield(1); return "done" }
-                states.append(g.state)
-                let probe = Unmanaged.passUnretained(g)   // no reference: g is still held by this body alone
-                let result = try y.yieldAll(g)
-                XCTAssertEqual(result, "done")
-                states.append(probe.takeUnretainedValue().state)
-                XCTAssertTrue(g.machine.ranAdopted)
-                inner = g
+                XCTAssertEqual(try inner.yieldAll(from: y), "done")
+                states.append(inner.generator.state)
             }
             XCTAssertEqual(try outer.nextValue(), 1)
+            XCTAssertEqual(inner.generator.state, .running, "while the outer is suspended in it")
+            XCTAssertThrowsError(try inner.generator.next()) { XCTAssertEqual($0 as? GeneratorError, .alreadyRunning) }
             XCTAssertNil(try outer.nextValue())
-            XCTAssertEqual(states, [.created, .completed])
-            XCTAssertEqual(try inner?.next(), .returned("done"), "the kept outcome")
-            XCTAssertEqual(try inner?.return("other"), .returned("other"))
-            XCTAssertEqual(try inner?.next(), .returned("done"))
+            XCTAssertEqual(states, [.running, .completed])
+            XCTAssertEqual(try inner.generator.next(), .returned("done"), "the kept outcome")
+            XCTAssertEqual(try inner.generator.return("other"), .returned("other"))
+            XCTAssertEqual(try inner.generator.next(), .returned("done"))
         }
     }
 
-    // Another thread that reaches an adopted generator (by a reference that does not own it) and
-    // drives it, while the outer is suspended and while the adopted body runs, gets alreadyRunning.
+    // Another thread that drives an adopted generator, while the outer is suspended and while the
+    // adopted body runs, gets alreadyRunning.
     func testADelegateDrivenFromAnotherThreadWhileAdoptedIsAlreadyRunning() throws {
         try onBothBackends {
-            let probe = UnsafeTransfer(Box<Unmanaged<Generator<Int, Void, Void>>?>(nil))
             let results = UnsafeTransfer(Box<[String]>([]))
+            let holder = UnsafeTransfer(Box<Delegate<Int, Void, Void>?>(nil))
             func tryFromOtherThread() {
                 onOtherThread {
-                    let g = probe.value.value!.takeUnretainedValue()
+                    let g = holder.value.value!.generator
                     do { _ = try g.next(); results.value.value.append("ran") } catch GeneratorError.alreadyRunning {
                         results.value.value.append("alreadyRunning \(g.state)")
                     } catch { results.value.value.append("\(error)") }
                 }
             }
-            let outer = Generator<Int, Void, Void> { y in
-                let g = Generator<Int, Void, Void> { y in
-                    tryFromOtherThread()                 // while the adopted body runs
-                    try y.yield(1)
-                }
-                probe.value.value = Unmanaged.passUnretained(g)
-                try y.yieldAll(g)
-                XCTAssertTrue(g.machine.ranAdopted)
+            holder.value.value = Delegate<Int, Void, Void>(adopted: true) { y in
+                XCTAssertTrue(runningBodyIsAdopted())
+                tryFromOtherThread()                     // while the adopted body runs
+                try y.yield(1)
             }
+            let outer = Generator<Int, Void, Void> { y in try holder.value.value!.yieldAll(from: y) }
             XCTAssertEqual(try outer.nextValue(), 1)
             tryFromOtherThread()                         // while the outer is suspended
             XCTAssertNil(try outer.nextValue())
@@ -118,21 +115,18 @@ final class GeneratorAdoptionTests: XCTestCase {
     // already started, gets a stack of its own, as before.
     func testOnlyAFreshGeneratorHeldByTheDelegatingBodyAloneIsAdopted() throws {
         try onBothBackends {
-            let held = Generator<Int, Void, Void> { y in try y.yield(1) }
-            let started = Generator<Int, Void, Void> { y in try y.yield(0); try y.yield(2) }
-            XCTAssertEqual(try started.nextValue(), 0)
             var adopted: [Bool] = []
+            let held = Generator<Int, Void, Void> { y in adopted.append(runningBodyIsAdopted()); try y.yield(1) }
+            let started = Generator<Int, Void, Void> { y in try y.yield(0); adopted.append(runningBodyIsAdopted()); try y.yield(2) }
+            XCTAssertEqual(try started.nextValue(), 0)
             let outer = Generator<Int, Void, Void> { y in
                 try y.yieldAll(held)
-                adopted.append(held.machine.ranAdopted)
                 try y.yieldAll(started)
-                adopted.append(started.machine.ranAdopted)
-                let fresh = Generator<Int, Void, Void> { y in try y.yield(3) }
-                try y.yieldAll(fresh)
-                adopted.append(fresh.machine.ranAdopted)
+                try y.yieldAll(Generator<Int, Void, Void> { y in adopted.append(runningBodyIsAdopted()); try y.yield(3) })
             }
             XCTAssertEqual(try yieldedValues(outer), [1, 2, 3])
             XCTAssertEqual(adopted, [false, false, true])
+            XCTAssertFalse(held.machine.ranAdopted)
         }
     }
 
@@ -142,22 +136,18 @@ final class GeneratorAdoptionTests: XCTestCase {
         for midAdopted in [true, false] {
             for innerAdopted in [true, false] {
                 try onBothBackends {
-                    let inner = Delegate<String, Int, String>(adopted: innerAdopted) {
-                        Generator { y in
-                            var got = try y.yield("i1")
-                            do { got += try y.yield("i2") } catch let e as TestError {
-                                got += e.code
-                                do { try y.yield("cleanup") } catch { return "returned in cleanup \(got)" }
-                            }
-                            return "inner \(got)"
+                    let inner = Delegate<String, Int, String>(adopted: innerAdopted) { y in
+                        var got = try y.yield("i1")
+                        do { got += try y.yield("i2") } catch let e as TestError {
+                            got += e.code
+                            do { try y.yield("cleanup") } catch { return "returned in cleanup \(got)" }
                         }
+                        return "inner \(got)"
                     }
-                    let mid = Delegate<String, Int, String>(adopted: midAdopted) {
-                        Generator { y in
-                            let r = try inner.yieldAll(from: y)
-                            try y.yield("mid after \(r)")
-                            return "mid end"
-                        }
+                    let mid = Delegate<String, Int, String>(adopted: midAdopted) { y in
+                        let r = try inner.yieldAll(from: y)
+                        try y.yield("mid after \(r)")
+                        return "mid end"
                     }
                     let outer = Generator<String, Int, String> { y in
                         let r = try mid.yieldAll(from: y)
@@ -183,13 +173,12 @@ final class GeneratorAdoptionTests: XCTestCase {
             let failing = Generator<Int, Void, Void> { y in try y.yield(1); throw TestError(code: 3) }
             var caught: [Int] = []
             let outer = Generator<Int, Void, Void> { y in
-                let g = Generator<Int, Void, Void> { y in
+                try y.yieldAll(Generator<Int, Void, Void> { y in
+                    XCTAssertTrue(runningBodyIsAdopted())
                     for x in failing { _ = x }
                     do { try y.yield(10) } catch let e as TestError { caught.append(e.code) }
                     try y.yield(20)
-                }
-                try y.yieldAll(g)
-                XCTAssertTrue(g.machine.ranAdopted)
+                })
                 try y.yield(30)
             }
             XCTAssertEqual(try yieldedValues(outer), [20, 30])
@@ -249,15 +238,15 @@ final class GeneratorAdoptionTests: XCTestCase {
             do {
                 let outer = Generator<Int, Void, Void> { y in
                     defer { log.append("outer") }
-                    let g = Generator<Int, Void, Void> { y in
+                    try y.yieldAll(Generator<Int, Void, Void> { y in
                         defer { log.append("inner defer") }
+                        XCTAssertTrue(runningBodyIsAdopted())
                         do { try y.yield(1) } catch {
                             log.append("inner cleanup")
                             do { try y.yield(2) } catch { log.append("inner yield refused: \(error is GeneratorExit)") }
                             throw error
                         }
-                    }
-                    try y.yieldAll(g)
+                    })
                 }
                 XCTAssertEqual(try outer.next().yieldedValue, 1)
             }
@@ -273,6 +262,7 @@ final class GeneratorAdoptionTests: XCTestCase {
             let outer = Generator<Int, Void, Void> { y in
                 try Locals.$depth.withValue(7) {
                     try y.yieldAll(Generator<Int, Void, Void> { y in
+                        XCTAssertTrue(runningBodyIsAdopted())
                         try y.yield(Locals.depth)
                         try y.yield(Locals.depth)
                     })

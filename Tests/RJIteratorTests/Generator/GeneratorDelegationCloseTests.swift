@@ -16,11 +16,11 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     func testReturnThroughYieldAllClosesInnerFirstThenOuter() throws {
         try onBothBackendsAndDelegates { adopted in
             var log: [String] = []
-            let inner = Delegate(adopted: adopted) { Generator<Int, Void, String> { y in
+            let inner = Delegate<Int, Void, String>(adopted: adopted) { y in
                 defer { log.append("inner") }
                 try y.yield(1)
                 return "inner end"
-            } }
+            }
             let outer = Generator<Int, Void, String> { y in
                 defer { log.append("outer") }
                 _ = try inner.yieldAll(from: y)
@@ -44,14 +44,14 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
         try onBothBackendsAndDelegates { adopted in
             var log: [String] = []
             var delegated: String?
-            let inner = Delegate(adopted: adopted) { Generator<String, Void, String> { y in
+            let inner = Delegate<String, Void, String>(adopted: adopted) { y in
                 do { try y.yield("1") } catch {
                     log.append("inner cleanup")
                     try y.yield("ic")
                     throw error
                 }
                 return "inner end"
-            } }
+            }
             let outer = Generator<String, Void, String> { y in
                 defer { log.append("outer") }
                 delegated = try inner.yieldAll(from: y)
@@ -76,13 +76,13 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     //      next() -> {3, false} (yield* evaluates to 101); next() -> {"end", true}.
     func testReturnSpentByAnInnerCleanupYieldThenTheInnerReturnsAndTheOuterGoesOn() throws {
         try onBothBackendsAndDelegates { adopted in
-            let inner = Delegate(adopted: adopted) { Generator<String, Void, Int?> { y in
+            let inner = Delegate<String, Void, Int?>(adopted: adopted) { y in
                 do { try y.yield("1") } catch {
                     try y.yield("2")
                     return 101
                 }
                 return nil
-            } }
+            }
             var delegated: Int??
             let outer = Generator<String, Void, Int?> { y in
                 delegated = try inner.yieldAll(from: y)
@@ -102,7 +102,7 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     //      return(51) -> {2, false}; throw(E) -> {"after 102", false}; next() -> {"end", true}.
     func testThrowAfterASpentReturnGoesToTheInnerWhichReturnsAndTheOuterGoesOn() throws {
         try onBothBackendsAndDelegates { adopted in
-            let inner = Delegate(adopted: adopted) { Generator<String, Void, Int?> { y in
+            let inner = Delegate<String, Void, Int?>(adopted: adopted) { y in
                 do {
                     do { try y.yield("1") } catch {
                         try y.yield("2")
@@ -112,7 +112,7 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
                     return 102
                 }
                 return nil
-            } }
+            }
             let outer = Generator<String, Void, Int?> { y in
                 let r = try inner.yieldAll(from: y)
                 try y.yield("after \(r.map(String.init) ?? "nil")")
@@ -135,13 +135,13 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     func testInnerCleanupThatYieldsThenFallsOffItsEndLetsTheOuterGoOn() throws {
         try onBothBackendsAndDelegates { adopted in
             for swallows in [false, true] {
-                let inner = Delegate(adopted: adopted) { Generator<String, Void, Int?> { y in
+                let inner = Delegate<String, Void, Int?>(adopted: adopted) { y in
                     do { try y.yield("1") } catch {
                         try y.yield("2")
                         if !swallows { throw error }
                     }
                     return nil
-                } }
+                }
                 let outer = Generator<String, Void, Int?> { y in
                     let r = try inner.yieldAll(from: y)
                     try y.yield("after \(r.map(String.init) ?? "nil")")
@@ -164,7 +164,7 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     func testSpentReturnThroughTwoLevelsOfDelegation() throws {
         try onBothBackendsAndDelegates { adopted in
             for secondShape in [false, true] {
-                let inner = Delegate(adopted: adopted) { Generator<String, Void, String> { y in
+                let inner = Delegate<String, Void, String>(adopted: adopted) { y in
                     if secondShape {
                         do {
                             do { try y.yield("1") } catch {
@@ -181,12 +181,12 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
                         }
                     }
                     return "inner end"
-                } }
-                let mid = Delegate(adopted: adopted) { Generator<String, Void, String> { y in
+                }
+                let mid = Delegate<String, Void, String>(adopted: adopted) { y in
                     let r = try inner.yieldAll(from: y)
                     try y.yield("mid after \(r)")
                     return "mid end"
-                } }
+                }
                 let outer = Generator<String, Void, String> { y in
                     let r = try mid.yieldAll(from: y)
                     try y.yield("outer after \(r)")
@@ -210,10 +210,10 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     //      {value: "innerR", done: true}: the outer returns with what the inner's return gave.
     func testInnerCleanupReturnValueBecomesTheOuterResult() throws {
         try onBothBackendsAndDelegates { adopted in
-            let inner = Delegate(adopted: adopted) { Generator<Int, Void, String> { y in
+            let inner = Delegate<Int, Void, String>(adopted: adopted) { y in
                 do { try y.yield(1) } catch { return "innerR" }
                 return "inner end"
-            } }
+            }
             let outer = Generator<Int, Void, String> { y in try inner.yieldAll(from: y) }
             XCTAssertEqual(try outer.next(), .yielded(1))
             XCTAssertEqual(try outer.return("v"), .returned("innerR"))
@@ -225,10 +225,10 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     // Python: close() -> the inner's ValueError propagates into the outer at `yield from`.
     func testInnerCleanupErrorPropagatesIntoTheOuterBodyAtYieldAll() throws {
         try onBothBackendsAndDelegates { adopted in
-            let inner = Delegate(adopted: adopted) { Generator<String, Void, String> { y in
+            let inner = Delegate<String, Void, String>(adopted: adopted) { y in
                 do { try y.yield("1") } catch { throw TestError(code: 1) }
                 return "inner end"
-            } }
+            }
             let outer = Generator<String, Void, String> { y in
                 do { _ = try inner.yieldAll(from: y) } catch let e as TestError {
                     try y.yield("caught \(e.code)")
@@ -246,12 +246,12 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     func testInnerCleanupErrorComesOutOfTheOuterReturn() throws {
         try onBothBackendsAndDelegates { adopted in
             var log: [String] = []
-            let inner = Delegate(adopted: adopted) { Generator<Int, Void, Void> { y in
+            let inner = Delegate<Int, Void, Void>(adopted: adopted) { y in
                 do { try y.yield(1) } catch {
                     log.append("inner")
                     throw TestError(code: 2)
                 }
-            } }
+            }
             let outer = Generator<Int, Void, String> { y in
                 defer { log.append("outer") }
                 try inner.yieldAll(from: y)
@@ -269,11 +269,11 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     func testReturnThroughYieldAllWithOtherReturnTypeClosesTheInner() throws {
         try onBothBackendsAndDelegates { adopted in
             var log: [String] = []
-            let inner = Delegate(adopted: adopted) { Generator<Int, Void, Int> { y in
+            let inner = Delegate<Int, Void, Int>(adopted: adopted) { y in
                 defer { log.append("inner") }
                 try y.yield(1)
                 return 0
-            } }
+            }
             let outer = Generator<Int, Void, String> { y in
                 defer { log.append("outer") }
                 _ = try inner.yieldAll(from: y)
@@ -291,13 +291,13 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     func testThrowDuringTheInnerCleanupGoesToTheInner() throws {
         try onBothBackendsAndDelegates { adopted in
             var seen: [Int] = []
-            let inner = Delegate(adopted: adopted) { Generator<Int, Void, String> { y in
+            let inner = Delegate<Int, Void, String>(adopted: adopted) { y in
                 do { try y.yield(1) } catch {
                     do { try y.yield(2) } catch let e as TestError { seen.append(e.code) }
                     throw error
                 }
                 return "inner end"
-            } }
+            }
             let outer = Generator<Int, Void, String> { y in try inner.yieldAll(from: y) }
             XCTAssertEqual(try outer.next(), .yielded(1))
             XCTAssertEqual(try outer.return("v"), .yielded(2))
@@ -310,11 +310,11 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     func testReleaseWhileDelegatingClosesInnerThenOuter() throws {
         try onBothBackendsAndDelegates { adopted in
             var log: [String] = []
-            let inner = Delegate(adopted: adopted) { Generator<Int, Void, Void> { y in
+            let inner = Delegate<Int, Void, Void>(adopted: adopted) { y in
                 defer { log.append("inner") }
                 try y.yield(1)
                 try y.yield(2)
-            } }
+            }
             do {
                 let outer = Generator<Int, Void, Void> { y in
                     defer { log.append("outer") }
@@ -359,7 +359,7 @@ final class GeneratorDelegatedCloseTests: XCTestCase {
     // GeneratorError.closed into the outer body (not a silent close of the outer).
     func testYieldAllOfAClosedGeneratorThrowsClosed() throws {
         try onBothBackendsAndDelegates { adopted in
-            let inner = Delegate(adopted: adopted) { Generator<Int, Void, Int> { y in try y.yield(1); return 0 } }
+            let inner = Delegate<Int, Void, Int>(adopted: adopted) { y in try y.yield(1); return 0 }
             let closer = Generator<Int, Void, String> { y in _ = try inner.yieldAll(from: y); return "" }
             XCTAssertEqual(try closer.next(), .yielded(1))
             XCTAssertEqual(try closer.return("x"), .returned("x"))  // closes inner (other type)

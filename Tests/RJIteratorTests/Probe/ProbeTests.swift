@@ -243,6 +243,24 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(r.status, 0)
     }
 
+    // Adoption (Adoption.swift): a body run on its delegator's stack is still its own body for
+    // the misuse checks, and an overflow in it names it and the stack it was promised.
+    func testYieldersOfAdoptedBodiesAreCheckedAsAnyOther() throws {
+        for mode in ["adopted-outer-yielder", "adopted-yielder-escape"] {
+            let r = try probe(mode)
+            XCTAssertTrue(r.stderr.contains("RJIterator: yield called outside its generator's body"), "\(mode): \(r.stderr)")
+            XCTAssertTrue(r.signaled, mode)
+        }
+    }
+
+    func testOverflowInAnAdoptedBodyNamesIt() throws {
+        let r = try probe("overflow-adopted")
+        let line = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix("adopted one made at line ") }?.split(separator: " ").last)
+        XCTAssertTrue(r.stderr.contains("RJIterator: stack overflow in the Generator made at rj_probe/main.swift:\(line) "), r.stderr)
+        XCTAssertTrue(r.stderr.contains(overflowMessage), r.stderr)
+        XCTAssertTrue(r.signaled)
+    }
+
     func testEscapedYielderStopsWithMessage() throws {
         let r = try probe("yielder-escape")
         XCTAssertTrue(r.stderr.contains("RJIterator: yield called outside its generator's body"), r.stderr)

@@ -1,3 +1,4 @@
+import CRJContext
 import Foundation
 import XCTest
 
@@ -93,32 +94,41 @@ class DedicatedStackTestCase: XCTestCase {
 var liveBodies: Int { RJRuntime.liveStackCount + RJRuntime.sharedGeneratorCount }
 
 /// The inner generator of a delegation test, made in one of the two ways a delegate runs, so
-/// that a test runs both: adopted (made by the delegating body and held by it alone, it runs
-/// on that body's stack: Adoption.swift) or on a stack of its own (held by the test too). After
-/// the delegation, `generator` is the one that ran; the delegation checks it ran as asked.
+/// that a test runs both: adopted (a temporary that the delegating body holds alone, it runs on
+/// that body's stack: Adoption.swift) or on a stack of its own (held by the test too). Its body
+/// takes a reference to its generator as it starts (after an adoption has been decided), so that
+/// the test reads `generator` after the delegation; the delegation checks it ran as asked.
 final class Delegate<Element, Input, Return> {
     let adopted: Bool
-    private let make: () -> Generator<Element, Input, Return>
+    private let body: (Yielder<Element, Input>) throws -> Return
     private var made: Generator<Element, Input, Return>?
 
-    init(adopted: Bool, _ make: @escaping () -> Generator<Element, Input, Return>) {
+    init(adopted: Bool, _ body: @escaping (Yielder<Element, Input>) throws -> Return) {
         self.adopted = adopted
-        self.make = make
+        self.body = body
         if !adopted { made = make() }
+    }
+
+    private func make() -> Generator<Element, Input, Return> {
+        let itself = Box<Unmanaged<Generator<Element, Input, Return>>?>(nil)
+        let body = self.body
+        let generator = Generator<Element, Input, Return> { [weak self] y in
+            self?.made = itself.value?.takeUnretainedValue()
+            return try body(y)
+        }
+        itself.value = Unmanaged.passUnretained(generator)
+        return generator
     }
 
     /// `y.yieldAll` of the delegate, from the body `y` was given to.
     func yieldAll(from y: Yielder<Element, Input>, file: StaticString = #filePath, line: UInt = #line) throws -> Return {
-        let inner = adopted ? make() : made!
         defer {
-            made = inner
-            XCTAssertEqual(inner.machine.ranAdopted, adopted, adopted ? "not adopted" : "adopted", file: file, line: line)
+            XCTAssertEqual(made?.machine.ranAdopted, adopted, adopted ? "not adopted" : "adopted", file: file, line: line)
         }
-        return try y.yieldAll(inner)
+        return try y.yieldAll(adopted ? make() : made!)
     }
 
-    /// The delegate: for an adopted one, once the delegation is over (before, it does not exist
-    /// outside the delegating body).
+    /// The delegate, once its body has started.
     var generator: Generator<Element, Input, Return> { made! }
 }
 
@@ -130,15 +140,23 @@ func onBothBackendsAndDelegates(_ body: (_ adopted: Bool) throws -> Void) rethro
 }
 
 extension Yielder {
-    /// `yieldAll(inner)` of a fresh `inner`, adopted (this body holds it alone) or on a stack of
-    /// its own (held here a second time), as `adopted` says; checks it ran that way.
+    /// `yieldAll(inner)` of a fresh `inner` (a temporary), adopted (this body holds it alone) or on
+    /// a stack of its own (held here a second time), as `adopted` says; checks it ran that way.
     func yieldAll<R>(_ inner: Generator<Element, Input, R>, adopted: Bool, file: StaticString = #filePath,
                      line: UInt = #line) throws -> R {
         let second = adopted ? nil : inner
+        let itself = Unmanaged.passUnretained(inner)
         defer {
-            XCTAssertEqual(inner.machine.ranAdopted, adopted, adopted ? "not adopted" : "adopted", file: file, line: line)
+            XCTAssertEqual(itself.takeUnretainedValue().machine.ranAdopted, adopted, adopted ? "not adopted" : "adopted",
+                           file: file, line: line)
             withExtendedLifetime(second) {}
         }
         return try yieldAll(inner)
     }
+}
+
+/// Whether the body running on this thread runs adopted on another's stack (Adoption.swift).
+func runningBodyIsAdopted() -> Bool {
+    guard let current = rj_coro_current(), let owner = rj_coro_owner(current) else { return false }
+    return Unmanaged<_RJCoroutineHost>.fromOpaque(owner).takeUnretainedValue().adoption != nil
 }
