@@ -193,10 +193,26 @@ case "fresh-delegate", "fresh-delegate-shared":
     var sum = 0
     for _ in 0..<n { sum &+= try! outer.nextValue()! }
     blackHole(sum)
-case "tree-walk", "tree-walk-yielder":
+case "chain-turns-shared":
+    // A pair of values from two chains of 100 delegating generators read in lock-step on one
+    // shared run stack: every value a switch between them, which copies the frames of the one
+    // leaving and of the one coming (adopted frames included: a shared coroutine adopts only
+    // within its first 4 KiB).
+    RJRuntime.sharedRunStackCount = 1
+    func chain(_ depth: Int) -> Generator<Int, Void, Void> {
+        Generator(stackMode: .shared) { y in
+            if depth == 0 { var i = 0; while true { try y.yield(i); i &+= 1 } }
+            try y.yieldAll(chain(depth - 1))
+        }
+    }
+    let a = chain(100), b = chain(100)
+    var sum = 0
+    for _ in 0..<n { sum &+= try! a.nextValue()! ^ b.nextValue()! }
+    blackHole(sum)
+case "tree-walk", "tree-walk-yielder", "tree-walk-shared", "tree-walk-yielder-shared":
     // One node of an in-order walk of a balanced tree of 1,023 nodes (the script divides by
     // them): a generator per subtree delegating with `yieldAll`, or one generator with the
-    // Yielder passed down to a recursive helper.
+    // Yielder passed down to a recursive helper; -shared: on shared stacks.
     final class Node {
         let value: Int
         let left, right: Node?
@@ -207,8 +223,9 @@ case "tree-walk", "tree-walk-yielder":
         let mid = (lo + hi) / 2
         return Node(mid, tree(lo, mid), tree(mid + 1, hi))
     }
+    let mode: StackMode = arguments[1].hasSuffix("-shared") ? .shared : .dedicated
     func perSubtree(_ node: Node?) -> Generator<Int, Void, Void> {
-        Generator { y in
+        Generator(stackMode: mode) { y in
             guard let node else { return }
             try y.yieldAll(perSubtree(node.left)); try y.yield(node.value); try y.yieldAll(perSubtree(node.right))
         }
@@ -220,7 +237,8 @@ case "tree-walk", "tree-walk-yielder":
     let root = tree(0, 1023)
     var sum = 0
     for _ in 0..<n {
-        let g = arguments[1] == "tree-walk" ? perSubtree(root) : Generator<Int, Void, Void> { y in try walk(root, y) }
+        let g = arguments[1].hasPrefix("tree-walk-yielder") ? Generator<Int, Void, Void>(stackMode: mode) { y in try walk(root, y) }
+            : perSubtree(root)
         while let v = try! g.nextValue() { sum &+= v }
     }
     blackHole(sum)

@@ -100,13 +100,28 @@ static uint64_t rj_new_id(void) {
  * has less stack adopted than it would have had on a stack of its own. Every stack reserves
  * address space below its nominal size for this (rj_stack.c, rj_reserve_for). */
 #define RJ_ADOPT_MARGIN ((size_t)4096)
+/* A shared-stack coroutine adopts only while it uses at most this much of its run stack: its
+ * frames are copied out and back whenever another coroutine takes its run stack in between,
+ * and adopted frames make every such copy larger. Measured (docs/performance.md, "Adoption on
+ * shared stacks"): two chains of 100 delegating generators read in lock-step on one run stack
+ * cost 118,000 instructions a pair of values unbounded, 1,600 with this bound (a chain on a
+ * stack of its own per level: 1,500); a tree walk alone on its run stack pays 7% for the
+ * levels past the bound, which start new coroutines. */
+#define RJ_SHARED_ADOPT_BOUND ((size_t)4096)
 
 uint64_t rj_unique_id(void) { return rj_new_id(); }
+
+size_t rj_coro_stack_used(const rj_coro *c) {
+    const char *here = __builtin_frame_address(0);
+    return here < c->stack_lo || here > c->stack_hi ? 0 : (size_t)(c->stack_hi - here);
+}
+size_t rj_shared_adopt_bound(void) { return RJ_SHARED_ADOPT_BOUND; }
 
 uint64_t rj_coro_adopt(rj_coro *c, void *owner, size_t promise) {
     const char *here = __builtin_frame_address(0);
     if (promise == 0) promise = rj_default_stack_size();
     if (here < c->stack_lo || (size_t)(here - c->stack_lo) < promise + RJ_ADOPT_MARGIN) return 0;
+    if (c->shared && (size_t)(c->stack_hi - here) > RJ_SHARED_ADOPT_BOUND) return 0;
     uint64_t id = rj_new_id();
     c->owner = owner;
     c->id = id;

@@ -17,7 +17,43 @@ struct ChainRows {
     let filters1000 = Row(group, "a value through 1,000 filtering generators", note: "per value and level",
                           ChainRows.pulling(ChainRows.filtering(1000), levels: 1000))
 
-    var all: [Row] { [delegation10, delegation1000, filters10, filters1000] }
+    // The natural recursive generator (issue 51): a generator per subtree delegating with
+    // `yieldAll`, beside one generator whose helper takes the Yielder down, and a plain function.
+    // One walk of a balanced tree of 100,000 nodes a sample, interleaved; the per-subtree
+    // generators run adopted on the outermost's stack (docs/generators.md, "Delegation").
+    static let walkTree = WalkNode.tree(0, 100_000)
+    let walkPerSubtree = Row(group, "in-order walk, 100,000 nodes: a generator per subtree (yieldAll)", note: "per walk",
+                             unit: "ms", sampler: { ChainRows.timedWalk { WalkNode.perSubtree(ChainRows.walkTree, .dedicated) } })
+    let walkYielderDown = Row(group, "  the same walk, one generator, the Yielder passed down to a helper", note: "per walk",
+                              unit: "ms", sampler: { ChainRows.timedWalk { WalkNode.yielderDown(ChainRows.walkTree, .dedicated) } })
+    let walkPerSubtreeShared = Row(group, "in-order walk, 100,000 nodes, shared stacks: a generator per subtree (yieldAll)",
+                                   note: "per walk", unit: "ms",
+                                   sampler: { ChainRows.timedWalk { WalkNode.perSubtree(ChainRows.walkTree, .shared) } })
+    let walkYielderDownShared = Row(group, "  the same walk, shared stacks, the Yielder passed down", note: "per walk", unit: "ms",
+                                    sampler: { ChainRows.timedWalk { WalkNode.yielderDown(ChainRows.walkTree, .shared) } })
+    let walkPlain = Row(group, "  the same walk, a plain recursive function appending to an array", note: "per walk", unit: "ms",
+                        sampler: {
+                            let t0 = now()
+                            var out: [Int] = []
+                            out.reserveCapacity(100_000)
+                            WalkNode.plain(ChainRows.walkTree, into: &out)
+                            blackHole(out)
+                            return Double(now() - t0) / 1e6
+                        })
+
+    var all: [Row] {
+        [delegation10, delegation1000, filters10, filters1000, walkPerSubtree, walkYielderDown, walkPlain]
+            + (RJRuntime.sharedStacksAvailable ? [walkPerSubtreeShared, walkYielderDownShared] : [])
+    }
+
+    /// One walk of the generator `make` gives, timed, in milliseconds.
+    private static func timedWalk(_ make: () -> Generator<Int, Void, Void>) -> Double {
+        let t0 = now()
+        var sum = 0
+        for label in make() { sum &+= label }
+        blackHole(sum)
+        return Double(now() - t0) / 1e6
+    }
 
     private static func counter() -> Generator<Int, Void, Void> {
         Generator { y in
@@ -66,10 +102,57 @@ struct ChainRows {
     }
 }
 
+/// The tree the walk rows walk, and the three ways of walking it.
+final class WalkNode: Sendable {
+    let label: Int
+    let left, right: WalkNode?
+    init(_ label: Int, _ left: WalkNode?, _ right: WalkNode?) { (self.label, self.left, self.right) = (label, left, right) }
+
+    static func tree(_ lo: Int, _ hi: Int) -> WalkNode? {
+        if lo >= hi { return nil }
+        let mid = (lo + hi) / 2
+        return WalkNode(mid, tree(lo, mid), tree(mid + 1, hi))
+    }
+
+    static func perSubtree(_ node: WalkNode?, _ mode: StackMode) -> Generator<Int, Void, Void> {
+        Generator(stackMode: mode) { y in
+            guard let node else { return }
+            try y.yieldAll(perSubtree(node.left, mode))
+            try y.yield(node.label)
+            try y.yieldAll(perSubtree(node.right, mode))
+        }
+    }
+
+    static func yielderDown(_ root: WalkNode?, _ mode: StackMode) -> Generator<Int, Void, Void> {
+        func walk(_ node: WalkNode?, _ y: Yielder<Int, Void>) throws {
+            guard let node else { return }
+            try walk(node.left, y)
+            try y.yield(node.label)
+            try walk(node.right, y)
+        }
+        return Generator(stackMode: mode) { y in try walk(root, y) }
+    }
+
+    static func plain(_ node: WalkNode?, into out: inout [Int]) {
+        guard let node else { return }
+        plain(node.left, into: &out)
+        out.append(node.label)
+        plain(node.right, into: &out)
+    }
+}
+
 // MARK: Targets
 
 extension ChainRows {
     func holdTargets(_ bench: Bench) {
+        bench.ratio("the walk, a generator per subtree / the Yielder passed down", walkPerSubtree, over: walkYielderDown,
+                    target: 2.5, "<= 2.50x (issue 51: a generator per call at a call's price)",
+                    why: "two generators a node (a node's and an empty subtree's): their allocations alone are most of it")
+        bench.ratio("the walk on shared stacks, a generator per subtree / the Yielder passed down", walkPerSubtreeShared,
+                    over: walkYielderDownShared, target: 2.5, "<= 2.50x (issue 51)",
+                    why: "two generators a node (a node's and an empty subtree's): their allocations alone are most of it")
+        bench.ratio("the walk, the Yielder passed down / a plain recursive function", walkYielderDown, over: walkPlain,
+                    target: nil)
         bench.ratio("a value through 1,000 yieldAll / through 10", delegation1000, over: delegation10, target: 1.5,
                     "<= 1.50x (the cost must not grow with the depth)")
         bench.ratio("a filter level in a chain of 1,000 / of 10", filters1000, over: filters10, target: 1.5,

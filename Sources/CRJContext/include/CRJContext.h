@@ -183,6 +183,10 @@ uint64_t rj_coro_adopt(rj_coro *_Nonnull c, void *_Nullable owner, size_t promis
 /* A number no coroutine, body or other call ever gets again in this process (never 0): from
  * the counter of rj_coro_id. */
 uint64_t rj_unique_id(void);
+/* The bytes of c's stack in use below its top, seen from the caller (c must be the running
+ * coroutine); and how many of them a shared-stack coroutine may use and still adopt. */
+size_t rj_coro_stack_used(const rj_coro *_Nonnull c);
+size_t rj_shared_adopt_bound(void);
 /* Says which body runs on c now: its owner (rj_coro_owner) and id (rj_coro_id). */
 static inline void rj_coro_set_body(rj_coro *_Nonnull c, void *_Nullable owner, uint64_t id) {
     ((rj_coro_head *)(void *)c)->owner = owner;

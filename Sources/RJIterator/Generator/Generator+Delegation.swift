@@ -1,11 +1,13 @@
 import CRJContext
 import RJLocks
 
-// Delegation between generators (`Yielder.yieldAll`) without a switch per level
-// (docs/generators.md, "Delegation: `yieldAll` without a switch per level"): a `next` switches
-// straight into the deepest generator of the chain (`resumeChain`); a delegator's body runs
-// again only when its delegate completes (`delegateEnded`). `throw`, `return` and `close` go
-// through each delegating body (Delegation.swift's loop), one level at a time.
+// Delegation between generators (`Yielder.yieldAll`) to a delegate that runs on a stack of its
+// own (docs/generators.md, "Delegation: a generator per call at a call's price"; a fresh one is
+// adopted instead: Adoption.swift): a `next` switches straight into the deepest coroutine of the
+// chain (`resumeChain`); a delegator's body runs again only when its delegate completes
+// (`delegateEnded`). `throw`, `return` and `close` go through each delegating body
+// (Delegation.swift's loop), one level at a time. The links and the flag are the runners'
+// (the generators whose coroutines the bodies run on): a delegating body may itself run adopted.
 // All of a chain is touched by one thread at a time: the one that holds the outermost
 // generator's `running` state. The delegates' own state words stay `running` meanwhile.
 

@@ -73,8 +73,14 @@ public struct Yielder<Element, Input> {
     /// Delegates to `inner` until it returns (ES6 `yield*`, Python `yield from`): its values pass
     /// through to this generator's caller; inputs and errors are forwarded to it. Meanwhile `inner`
     /// belongs to this generator (resuming it directly throws ``GeneratorError/alreadyRunning``),
-    /// and a `next` resumes the deepest generator of the chain directly. Closing this generator
-    /// closes `inner` first, as ES6 does (docs/generators.md, "Return, throw and close, beside ES6 and Python").
+    /// and a `next` resumes the innermost body directly. Closing this generator closes `inner`
+    /// first, as ES6 does (docs/generators.md, "Return, throw and close, beside ES6 and Python").
+    ///
+    /// A fresh `inner` that only this body holds (a temporary: `yieldAll(makeChild())`) runs
+    /// *adopted*: its body runs here, on this body's stack, as a nested call, with no stack and
+    /// no switch of its own, while its stack size still fits below this body (docs/generators.md,
+    /// "Delegation: a generator per call at a call's price"). That is what makes a generator per
+    /// recursive call cheap.
     ///
     /// - Returns: `inner`'s return value.
     /// - Throws: what `inner` throws, or ``GeneratorError/delegateAlreadyStarted`` if `inner`

@@ -25,7 +25,7 @@ final class GeneratorAdoptionTests: XCTestCase {
     func testAGeneratorPerSubtreeRunsOnOneStack() throws {
         try onBothBackends {
             let before = liveBodies
-            let walk = perSubtree(0, 1023)
+            let walk = perSubtree(0, 1023, stackMode: .dedicated)
             var seen: [Int] = []
             while let value = try walk.nextValue() {
                 seen.append(value)
@@ -34,6 +34,35 @@ final class GeneratorAdoptionTests: XCTestCase {
             XCTAssertEqual(seen, Array(0..<1023))
             XCTAssertEqual(liveBodies, before)
         }
+    }
+
+    // On shared stacks a coroutine adopts only within the first 4 KiB of its run stack (its
+    // frames are copied whenever another coroutine takes the run stack): deeper levels start
+    // coroutines of their own, each adopting in turn. The walk is the same.
+    func testASharedStackAdoptsWithinItsBound() throws {
+        guard RJRuntime.sharedStacksAvailable else { return }
+        let before = liveBodies
+        var adoptedAtDepth: [Int: Bool] = [:]
+        func level(_ depth: Int) -> Generator<Int, Void, Void> {
+            Generator(stackMode: .shared) { y in
+                adoptedAtDepth[depth] = runningBodyIsAdopted()
+                try y.yield(depth)
+                if depth < 40 { try y.yieldAll(level(depth + 1)) }
+            }
+        }
+        let walk = level(0)
+        var seen: [Int] = []
+        var most = 0
+        while let depth = try walk.nextValue() {
+            seen.append(depth)
+            most = max(most, liveBodies - before)
+        }
+        XCTAssertEqual(seen, Array(0...40))
+        XCTAssertEqual(adoptedAtDepth[0], false)
+        XCTAssertTrue(adoptedAtDepth.values.contains(true), "some levels adopted")
+        XCTAssertTrue(adoptedAtDepth.values.filter { !$0 }.count > 1, "some levels started coroutines of their own")
+        XCTAssertTrue(most < 41, "\(most) coroutines for 41 levels")
+        XCTAssertEqual(liveBodies, before)
     }
 
     // The inputs of `next(x)` reach the adopted body's `yield`; its return value comes back
@@ -275,7 +304,7 @@ final class GeneratorAdoptionTests: XCTestCase {
     // The dump lists adopted generators, each suspended where it is, with the generator whose
     // stack runs it; the frames are that generator's.
     func testADumpListsAdoptedGeneratorsOnTheirRunnersStack() throws {
-        let outer = perSubtree(0, 7)
+        let outer = perSubtree(0, 7, stackMode: .dedicated)
         XCTAssertEqual(try outer.nextValue(), 0)   // the outer, its left subtree's, its left's
         let dump = RJRuntime.dump()
         let adopted = dump.coroutines.filter { $0.runsOnStackOf != nil }
