@@ -84,7 +84,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: Generator<Element, Input, R>) throws -> R {
-        try delegateAll(from: host, first: inner.perform(.delegate), handOut: handOut, step: { operation in
+        try delegateAll(from: host, runner: host, first: inner.perform(.delegate), handOut: handOut, step: { operation in
             try inner.unlessClosed { try inner.perform(operation) }
         })
     }
@@ -98,7 +98,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: AsyncGenerator<Element, Input, R>) throws -> R {
-        try delegateAll(from: host, first: inner.awaitStep(.delegate), handOut: handOut, step: { operation in
+        try delegateAll(from: host, runner: host, first: inner.awaitStep(.delegate), handOut: handOut, step: { operation in
             do {
                 return try inner.awaitStep(operation)
             } catch {

@@ -31,7 +31,9 @@ import CRJShims
 //
 // When not: a generator that has started, that someone else also holds, that a layer above
 // built on (a client), or whose promised stack (its stack size, or the default) is not left
-// below the delegating body, gets a coroutine of its own as before (`rj_coro_adopt` says; every
+// below the delegating body; or while an error a for-in of the delegating body could not throw
+// waits for its next yield (it waits on the coroutine host, where the adopted body's first yield
+// would take it), gets a coroutine of its own as before (`rj_coro_adopt` says; every
 // stack reserves address space below its nominal size for this: a new stack is a new segment).
 
 /// One level of adoption, kept in the adopting body's frame while the adopted body runs.
@@ -71,8 +73,9 @@ extension _RJCoroutineHost {
     /// id, the coroutine now saying it runs; `nil` when it cannot be adopted there (see the top of
     /// this file). Called holding `running`, taken from `created`.
     @inlinable @inline(__always)
-    final func adoptionId(on current: OpaquePointer) -> UInt64? {
-        guard client == nil, releasePolicy == .close, rj_is_uniquely_referenced(object) else { return nil }
+    final func adoptionId(on current: OpaquePointer, host: Unmanaged<_RJCoroutineHost>) -> UInt64? {
+        guard client == nil, releasePolicy == .close, rj_is_uniquely_referenced(object),
+              !host._withUnsafeGuaranteedRef({ $0.machine.hasPendingError }) else { return nil }
         let id = rj_coro_adopt(current, object, stackSize)
         return id == 0 ? nil : id
     }
@@ -141,20 +144,22 @@ extension Generator {
 }
 
 extension Yielder {
-    /// `yieldAll(inner)` for an `inner` this body adopted (`adoptionId`, which gave `innerId`):
-    /// runs its body here, on `current`, and goes on as a delegation does when its inner ends.
+    /// `yieldAll(inner)` for an `inner` the body of `adopter` adopted (`adoptionId`, which gave
+    /// `innerId`): runs its body here, on `current`, and goes on as a delegation does when its
+    /// inner ends.
     @inlinable @inline(__always)
-    func adopt<R>(_ inner: Generator<Element, Input, R>, on current: OpaquePointer, id innerId: UInt64) throws -> R {
-        var level = Adoption(runner: runner, adopter: host, adopterId: id,
-                             outer: host._withUnsafeGuaranteedRef { $0.adoption }, innerReturn: R.self)
-        // Unprotected: a pointer to a struct of words, no array a write could run off.
+    func adopt<R>(_ inner: Generator<Element, Input, R>, on current: OpaquePointer, id innerId: UInt64,
+                  by adopter: Unmanaged<_RJCoroutineHost>) throws -> R {
+        var level = Adoption(runner: host, adopter: adopter, adopterId: id,
+                             outer: adopter._withUnsafeGuaranteedRef { $0.adoption }, innerReturn: R.self)
         inner.machine.adopted()
+        // Unprotected: a pointer to a struct of words, no array a write could run off.
         let ended = _withUnprotectedUnsafeMutablePointer(to: &level) { level in
             inner.adoption = level
-            return inner.runToEnd(Yielder(host: Unmanaged.passUnretained(inner), runner: runner, id: innerId))
+            return inner.runToEnd(Yielder(host: host, id: innerId))
         }
         inner.adoption = nil
-        rj_coro_set_body(current, host.toOpaque(), id)
+        rj_coro_set_body(current, adopter.toOpaque(), id)
         if level.exitMark != 0 { return try inner.endAdoptionClosing(ended, level: level) }
         switch ended {
         case .returned(let value):

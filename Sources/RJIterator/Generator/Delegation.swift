@@ -7,7 +7,7 @@
 ///
 /// - Parameters:
 ///   - runner: the generator whose coroutine runs the body (`host`, unless the body runs
-///     adopted: Adoption.swift); a release closes the runner.
+///     adopted: Adoption.swift); a release closes the runner. `host` is the body's generator.
 ///   - first: the inner's first step (started, or resumed with a made-up Void input).
 ///   - handOut: hands a value of the inner out, suspending the body; returns how it was resumed.
 ///   - step: performs one forwarded operation on the inner; `nil` when it closed the inner.
@@ -15,7 +15,7 @@
 ///     its end (only `Yielder.yieldAll` of a generator: Generator+Delegation.swift); else `nil`.
 @inlinable @inline(__always)
 func delegateAll<Element, Input, R>(
-    from host: Unmanaged<_RJCoroutineHost>, runner: Unmanaged<_RJCoroutineHost>? = nil, first: GeneratorStep<Element, R>,
+    from host: Unmanaged<_RJCoroutineHost>, runner: Unmanaged<_RJCoroutineHost>, first: GeneratorStep<Element, R>,
     handOut: (Element) -> ResumeSignal<Input>,
     step: (GeneratorOperation<Input, R>) throws -> GeneratorStep<Element, R>?,
     innerEndedMeanwhile: () throws -> GeneratorStep<Element, R>?? = { nil }
@@ -34,7 +34,7 @@ func delegateAll<Element, Input, R>(
         case .yielded(let yielded):
             value = yielded
         }
-        if let exit, (runner ?? host)._withUnsafeGuaranteedRef({ $0.machine.closingOnRelease }) {
+        if let exit, runner._withUnsafeGuaranteedRef({ $0.machine.closingOnRelease }) {
             // Released while the inner yields from its cleanup: the value has nowhere to go.
             // This body unwinds; the inner stays suspended and is closed on its own release.
             throw exit

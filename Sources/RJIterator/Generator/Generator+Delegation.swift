@@ -112,8 +112,8 @@ extension Generator {
 }
 
 extension Yielder {
-    /// `yieldAll(inner)` of an `inner` not adopted, run by the body of the generator `host` on
-    /// `runner`'s coroutine; `fresh`: `yieldAll` took `inner` from `created` already
+    /// `yieldAll(inner)` of an `inner` not adopted, run by a body on `host`'s coroutine (its own,
+    /// or adopted there); `fresh`: `yieldAll` took `inner` from `created` already
     /// (`takeFresh`). The first step takes `inner` as any operation does; it is kept when it
     /// yields.
     @inlinable @inline(never)
@@ -123,20 +123,20 @@ extension Yielder {
         // From here `inner` is owned until it completes; if this body leaves `yieldAll` while
         // `inner` is still suspended, it is handed back.
         defer { inner.machine.giveBackFromDelegator(hasCoroutine: inner.coro != nil) }
-        // The links and the flag of a delegate's end are the runner's: a resume of the chain
-        // goes from coroutine to coroutine.
-        return try delegateAll(from: host, runner: runner, first: first, handOut: { value in
+        // The links and the flag of a delegate's end are the coroutine host's (the runner's, when
+        // this body runs adopted): a resume of the chain goes from coroutine to coroutine.
+        return try delegateAll(from: body(on: runningBody()), runner: host, first: first, handOut: { value in
             let current = runningBody()
-            return runner._withUnsafeGuaranteedRef { runner in
-                runner.link(delegate: inner)
-                defer { runner.unlink(delegate: inner) }
-                return runner.suspend(current, yielding: value, resumedWith: Input.self)
+            return host._withUnsafeGuaranteedRef { host in
+                host.link(delegate: inner)
+                defer { host.unlink(delegate: inner) }
+                return host.suspend(current, yielding: value, resumedWith: Input.self, mayRunAdopted: true)
             }
         }, step: { operation in
             try inner.stepForDelegator(operation)
         }, innerEndedMeanwhile: {
-            // The resumer of the chain drove `inner` to its end (its flag on the runner).
-            guard runner._withUnsafeGuaranteedRef({ $0.machine.takeDelegateEnded() }) else { return nil }
+            // The resumer of the chain drove `inner` to its end (its flag on the coroutine host).
+            guard host._withUnsafeGuaranteedRef({ $0.machine.takeDelegateEnded() }) else { return nil }
             return .some(try inner.outcomeForDelegator())
         })
     }

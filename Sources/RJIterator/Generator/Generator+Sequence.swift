@@ -69,7 +69,11 @@ public struct GeneratorIterator<Element, Return>: IteratorProtocol {
 @usableFromInline @inline(never)
 func forInFailed(_ error: any Error, iterating what: String) {
     if let current = rj_coro_current(), let owner = rj_coro_owner(current) {
-        Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { $0.machine.deferError(error) }
+        // Kept on the coroutine host: the runner, for a body adopted on its stack (Adoption.swift).
+        Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { body in
+            let host = body.adoption?.pointee.runner ?? Unmanaged.passUnretained(body)
+            host._withUnsafeGuaranteedRef { $0.machine.deferError(error) }
+        }
         return
     }
     fatalError(

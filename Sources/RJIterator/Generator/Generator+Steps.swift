@@ -186,8 +186,9 @@ extension Generator {
             }
         }
         // A for-in that ended because the generator it iterated threw: that error is how the
-        // body ended, whatever it did after the loop (Generator+Sequence.swift).
-        if let error = machine.takePendingError() { return .threw(error) }
+        // body ended, whatever it did after the loop (Generator+Sequence.swift). It waits on the
+        // coroutine host (an adopted body's on its runner).
+        if let error = yielder.host._withUnsafeGuaranteedRef({ $0.machine.takePendingError() }) { return .threw(error) }
         return ended
     }
 

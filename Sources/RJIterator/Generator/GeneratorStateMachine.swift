@@ -261,6 +261,10 @@ struct GeneratorStateMachine {
         }
     }
 
+    /// Whether an error a for-in left waits (for a yield or the body's end).
+    @inlinable @inline(__always)
+    var hasPendingError: Bool { with { $0.kept.pendingKind == .error } }
+
     /// The error a for-in left for this point, if any; taken once.
     @inlinable @inline(__always)
     func takePendingError() -> (any Error)? {

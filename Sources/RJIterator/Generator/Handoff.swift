@@ -87,10 +87,10 @@ extension _RJCoroutineHost {
     /// `rj_coro_in_resumer`: a shared-stack resumer's frames may be copied out meanwhile.
     @inlinable @inline(__always)
     final func suspend<Element, Input>(
-        _ current: OpaquePointer, yielding value: Element, resumedWith _: Input.Type
+        _ current: OpaquePointer, yielding value: Element, resumedWith _: Input.Type, mayRunAdopted: Bool = false
     ) -> ResumeSignal<Input> {
         suspend(current, handingOut: { $0.assumingMemoryBound(to: Element.self).initialize(to: value) },
-                resumedWith: Input.self)
+                resumedWith: Input.self, mayRunAdopted: mayRunAdopted)
     }
 
     /// `suspend(_:yielding:resumedWith:)` for a caller that puts the value into the outbox itself
@@ -98,15 +98,17 @@ extension _RJCoroutineHost {
     /// `Any?` without Swift's value witnesses (AnyValue.swift).
     @inlinable @inline(__always)
     final func suspend<Input>(
-        _ current: OpaquePointer, handingOut handOut: (UnsafeMutableRawPointer) -> Void, resumedWith _: Input.Type
+        _ current: OpaquePointer, handingOut handOut: (UnsafeMutableRawPointer) -> Void, resumedWith _: Input.Type,
+        mayRunAdopted: Bool = false
     ) -> ResumeSignal<Input> {
         // No outbox while closing on release: a body that yields then is abandoned anyway, but
-        // for the first yield of a body adopted on this coroutine, refused (below). The slots are
-        // uninitialised memory of the resumer's frame (`switchIntoBody`): the value is put in, the
-        // signal moved out.
-        if let outbox {
-            handOut(rj_coro_in_resumer(current, outbox))
-        } else if rj_coro_owner(current) != object, refusesAdoptedYieldOnRelease(current) {
+        // for the first yield of a body adopted on this coroutine, refused (the test is compiled
+        // out where `mayRunAdopted` is false: the async generators' and the seed's suspensions).
+        // The slots are uninitialised memory of the resumer's frame (`switchIntoBody`): the value
+        // is put in, the signal moved out.
+        if _fastPath(outbox != nil) {
+            handOut(rj_coro_in_resumer(current, outbox.unsafelyUnwrapped))
+        } else if mayRunAdopted, refusesAdoptedYieldOnRelease(current) {
             return .close
         }
         rj_coro_suspend_inline(current)
@@ -122,7 +124,7 @@ extension _RJCoroutineHost {
     /// and the release reports an ignored close (docs/generators.md, "Return, throw and close").
     @usableFromInline @inline(never)
     final func refusesAdoptedYieldOnRelease(_ current: OpaquePointer) -> Bool {
-        guard let top = rj_coro_owner(current) else { return false }
+        guard let top = rj_coro_owner(current), top != object else { return false }
         return Unmanaged<_RJCoroutineHost>.fromOpaque(top)._withUnsafeGuaranteedRef { $0.machine.refuseYieldOnRelease() }
     }
 

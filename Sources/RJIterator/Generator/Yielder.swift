@@ -13,29 +13,35 @@ import CRJContext
 /// let inorder = Generator<Int, Void, Void> { y in try walk(tree, y) }
 /// ```
 public struct Yielder<Element, Input> {
-    /// The generator whose body this is. Unmanaged, used through `_withUnsafeGuaranteedRef`: an
-    /// `unowned(unsafe)` reference is retained around each call (a pair on every yield).
+    /// The coroutine host whose coroutine runs the body: the body's own generator, or, for a body
+    /// adopted by the body that delegates to it (Adoption.swift), the generator at the bottom of
+    /// that stack (the *runner*). A `yield` hands its value out through the host's slots, as its
+    /// resumer set them, and an error a for-in of the body could not throw waits there; what is
+    /// the body's own (its exit, its outcome) is its generator's, the coroutine's owner while it
+    /// runs (`body(on:)`). Unmanaged, used through
+    /// `_withUnsafeGuaranteedRef`: an `unowned(unsafe)` reference is retained around each call.
     @usableFromInline let host: Unmanaged<_RJCoroutineHost>
-    /// The generator whose coroutine runs the body: `host` itself, or, for a body adopted by the
-    /// body that delegates to it (Adoption.swift), the generator at the bottom of that stack. A
-    /// `yield` hands its value out through the runner's slots, as the runner's resumer set them.
-    @usableFromInline let runner: Unmanaged<_RJCoroutineHost>
     /// The id of the body (`rj_coro_id` while it runs), which no other body ever gets: the
     /// misuse check compares it, not an address that a later generator may reuse.
     @usableFromInline let id: UInt64
 
     @usableFromInline init(host: _RJCoroutineHost, id: UInt64) {
         self.host = Unmanaged.passUnretained(host)
-        self.runner = self.host
         self.id = id
     }
 
-    /// The yielder of a body adopted on `runner`'s coroutine.
+    /// The yielder of a body adopted on `host`'s coroutine.
     @inlinable
-    init(host: Unmanaged<_RJCoroutineHost>, runner: Unmanaged<_RJCoroutineHost>, id: UInt64) {
+    init(host: Unmanaged<_RJCoroutineHost>, id: UInt64) {
         self.host = host
-        self.runner = runner
         self.id = id
+    }
+
+    /// The generator whose body runs on `current` (which `runningBody()` checked is this
+    /// yielder's): the coroutine's owner (`rj_coro_adopt` makes an adopted body's its owner).
+    @inlinable @inline(__always)
+    func body(on current: OpaquePointer) -> Unmanaged<_RJCoroutineHost> {
+        Unmanaged.fromOpaque(rj_coro_owner(current).unsafelyUnwrapped)
     }
 
     /// The running coroutine, which must be this yielder's body; stops the program otherwise.
@@ -62,11 +68,12 @@ public struct Yielder<Element, Input> {
     public func yield(_ value: Element) throws -> Input {
         let current = runningBody()
         // A for-in of this body whose generator threw left the error here (Generator+Sequence.swift).
+        // (Kept on the coroutine host: an adopted body's for-in leaves it there too.)
         if let error = host._withUnsafeGuaranteedRef({ $0.machine.takePendingError() }) { throw error }
-        switch runner._withUnsafeGuaranteedRef({ $0.suspend(current, yielding: value, resumedWith: Input.self) }) {
+        switch host._withUnsafeGuaranteedRef({ $0.suspend(current, yielding: value, resumedWith: Input.self, mayRunAdopted: true) }) {
         case .value(let input): return input
         case .error(let error): throw error
-        case .close: throw host._withUnsafeGuaranteedRef { $0.takeExitError() }
+        case .close: throw body(on: current)._withUnsafeGuaranteedRef { $0.takeExitError() }
         }
     }
 
@@ -100,9 +107,10 @@ public struct Yielder<Element, Input> {
         // holds runs here, adopted (Adoption.swift); otherwise it starts on a coroutine of its
         // own, or is resumed (Generator+Delegation.swift). Inline up to the adoption: a call less
         // for every generator made per call of a recursive generator.
+        let adopter = body(on: current)
         let fresh = inner.machine.takeFresh()
-        if fresh, let innerId = inner.adoptionId(on: current) {
-            return try adopt(inner, on: current, id: innerId)
+        if fresh, let innerId = inner.adoptionId(on: current, host: host) {
+            return try adopt(inner, on: current, id: innerId, by: adopter)
         }
         return try delegate(to: inner, fresh: fresh)
     }

@@ -215,6 +215,27 @@ final class GeneratorAdoptionTests: XCTestCase {
         }
     }
 
+    // An error a for-in of the delegating body left for its next yield waits for that body: a
+    // fresh delegate made meanwhile runs on a stack of its own (the error waits on the coroutine
+    // host, where an adopted body's first yield would take it), and its yields do not throw it.
+    func testAForInErrorWaitingInTheDelegatorIsNotTakenByItsDelegate() throws {
+        try onBothBackends {
+            let failing = Generator<Int, Void, Void> { y in try y.yield(1); throw TestError(code: 4) }
+            var log: [String] = []
+            let outer = Generator<Int, Void, Void> { y in
+                for x in failing { _ = x }
+                try y.yieldAll(Generator<Int, Void, Void> { y in
+                    log.append("adopted: \(runningBodyIsAdopted())")
+                    try y.yield(10)
+                })
+                do { try y.yield(20) } catch let e as TestError { log.append("caught \(e.code)") }
+                try y.yield(30)
+            }
+            XCTAssertEqual(try yieldedValues(outer), [10, 30])
+            XCTAssertEqual(log, ["adopted: false", "caught 4"])
+        }
+    }
+
     // A body adopted on another's stack never has less stack than it was promised: each level
     // here uses most of the default stack before it delegates, and the program that works with a
     // stack per generator works adopted (a level that would not fit gets a stack of its own).
