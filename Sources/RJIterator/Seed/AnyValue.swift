@@ -10,24 +10,24 @@ enum AnyValue {
         UnsafeRawPointer(value).load(fromByteOffset: 3 * MemoryLayout<UInt>.size, as: UnsafeRawPointer?.self)
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func metadata(_ value: borrowing Any?) -> UnsafeRawPointer? {
         withUnsafePointer(to: value) { metadata($0) }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func copy(_ value: UnsafePointer<Any?>) -> Any? {
         guard metadata(value) != nil else { return nil }
         return UnsafeRawPointer(value).withMemoryRebound(to: Any.self, capacity: 1) { .some($0.pointee) }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func copy(_ value: borrowing Any?) -> Any? {
         withUnsafePointer(to: value) { copy($0) }
     }
 
     /// Destroys the value at `value`, leaving the memory uninitialised.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func destroy(_ value: UnsafeMutablePointer<Any?>) {
         guard metadata(value) != nil else { return }
         UnsafeMutableRawPointer(value).withMemoryRebound(to: Any.self, capacity: 1) { _ = $0.deinitialize(count: 1) }
