@@ -60,6 +60,31 @@ func readInTask(_ values: AsyncGenerator<Int, Void, Void>, _ n: Int) {
     done.wait()
 }
 
+/// `n` values through the seed API's port of the workload `average`: a function of its own, so
+/// that the inlined seed calls do not weigh on the inliner's choices for the other operations.
+@inline(never) func seedPipeline(_ n: Int) {
+    func averager() -> RJIterator {
+        RJIterator {
+            var total = 0.0, count = 0
+            var average: Any? = nil
+            while true { total += rj_yield(average) as! Double; count += 1; average = total / Double(count) }
+        }
+    }
+    func scaler(_ target: RJIterator) -> RJIterator {
+        RJIterator {
+            var answer: Any? = nil
+            while true { answer = target.next((rj_yield(answer) as! Double) * 0.5).value }
+        }
+    }
+    let average = averager()
+    average.next()
+    let pipe = scaler(average)
+    pipe.next()
+    var total = 0.0
+    for i in 0..<n { total += pipe.next(Double(i % 1000)).value as! Double }
+    blackHole(total)
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let n = Int(arguments[2]), n > 0 else {
     print("usage: rj-instructions <operation> <N> (operations: Benchmarks/instructions/count --help)")
@@ -128,26 +153,7 @@ case "send-pipeline", "send-pipeline-shared":
 case "seed-pipeline":
     // The same value through the seed API's port of `average` (Benchmarks/bench/Workloads/
     // Averager.swift): `next(x)` and `rj_yield`, untyped, each value cast back with `as!`.
-    func averager() -> RJIterator {
-        RJIterator {
-            var total = 0.0, count = 0
-            var average: Any? = nil
-            while true { total += rj_yield(average) as! Double; count += 1; average = total / Double(count) }
-        }
-    }
-    func scaler(_ target: RJIterator) -> RJIterator {
-        RJIterator {
-            var answer: Any? = nil
-            while true { answer = target.next((rj_yield(answer) as! Double) * 0.5).value }
-        }
-    }
-    let average = averager()
-    average.next()
-    let pipe = scaler(average)
-    pipe.next()
-    var total = 0.0
-    for i in 0..<n { total += pipe.next(Double(i % 1000)).value as! Double }
-    blackHole(total)
+    seedPipeline(n)
 case "async-for-await":
     // One element of `for try await` over an AsyncGenerator whose body does not await, in a
     // detached task.

@@ -49,7 +49,7 @@ public final class RJIterator {
     /// ```swift
     /// let r = it.next()   // r.value, r.done
     /// ```
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     public func next() -> RJResult {
         step(nil, given: false)
     }
@@ -59,7 +59,7 @@ public final class RJIterator {
     /// ```swift
     /// let r = it.next("again")
     /// ```
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     public func next(_ value: consuming Any?) -> RJResult {
         step(value, given: true)
     }

@@ -16,8 +16,14 @@ public func rj_yield(_ value: borrowing Any?) -> Any? {
     let host = Unmanaged<_RJCoroutineHost>.fromOpaque(owner)
     // Only an RJIterator's generator takes the seed's untyped values.
     guard let channel = SeedChannel.of(host) else { rjYieldOutsideBody(host) }
-    if mayHoldAnIterator(value) { return yieldOrDelegate(value, channel, host, current) }
-    return SeedChannel.yield(value, channel, host, current)
+    return withUnsafePointer(to: value) { value in
+        // A trivial inline value (an Int, a Double) is copied as its bytes, and is no iterator.
+        let bitwise = AnyValue.isBitwise(value)
+        if !bitwise, mayHoldAnIterator(AnyValue.metadata(value).unsafelyUnwrapped) {
+            return yieldOrDelegate(value.pointee, channel, host, current)
+        }
+        return SeedChannel.yield(value, channel, host, current, bitwise: bitwise)
+    }
 }
 
 /// `rj_yield` of a value that may be an ``RJIterator`` (a class instance or an existential):
@@ -33,12 +39,12 @@ func yieldOrDelegate(
     return SeedChannel.yield(value, channel, host, current)
 }
 
-/// Whether `value` may hold an ``RJIterator``, read from its type metadata without copying it
-/// (every copy of an `Any?` is a call into the runtime): a struct, enum, optional, tuple or
-/// function type cannot be one; only the others (classes, existentials) go through the cast.
+/// Whether a value of the type `metadata` describes may be an ``RJIterator``, read from the
+/// metadata without copying the value (a trivial inline value, which `rj_yield` tells first,
+/// cannot be one either): a struct, enum, optional, tuple or function type cannot be one; only
+/// the others (classes, existentials) go through the cast.
 @inlinable @inline(__always)
-func mayHoldAnIterator(_ value: borrowing Any?) -> Bool {
-    guard let metadata = AnyValue.metadata(value) else { return false }
+func mayHoldAnIterator(_ metadata: UnsafeRawPointer) -> Bool {
     // The kinds Swift's runtime gives type metadata (its first word; the values of the Swift
     // ABI's MetadataKind.def) of the types whose values are never a class instance: struct
     // 0x200, enum 0x201, optional 0x202, tuple 0x301, function 0x302.

@@ -7,8 +7,6 @@ final class SeedChannel {
     /// `hasInput`. `next()` leaves it empty: its pending `rj_yield(v)` returns `v` itself.
     @usableFromInline let input = UnsafeMutablePointer<Any?>.allocate(capacity: 1)
     @usableFromInline @exclusivity(unchecked) var hasInput = false
-    /// Whether the `next` that resumed the last `rj_yield` gave a value (for delegation).
-    @usableFromInline @exclusivity(unchecked) var resumedWithInput = false
     /// The body's return value, reported by every `next` after the end.
     @usableFromInline @exclusivity(unchecked) var returned: Any?
 
@@ -30,9 +28,10 @@ final class SeedChannel {
     @inlinable @inline(__always)
     static func of(_ host: Unmanaged<_RJCoroutineHost>) -> Unmanaged<SeedChannel>? {
         host._withUnsafeGuaranteedRef { host in
-            guard host.clientKind == clientKind, let client = host.client else { return nil }
-            // Never a strong reference: the body's suspended frames must not keep the channel alive.
-            return Unmanaged<SeedChannel>.fromOpaque(client.toOpaque())
+            guard host.clientKind == clientKind else { return nil }
+            // Set with the kind, before the body first runs. Never a strong reference: the body's
+            // suspended frames must not keep the channel alive.
+            return Unmanaged<SeedChannel>.fromOpaque(host.client.unsafelyUnwrapped.toOpaque())
         }
     }
 
@@ -43,22 +42,31 @@ final class SeedChannel {
     @inlinable @inline(__always)
     static func yield(
         _ value: borrowing Any?, _ channel: Unmanaged<SeedChannel>, _ host: Unmanaged<_RJCoroutineHost>,
-        _ current: OpaquePointer
+        _ current: OpaquePointer, gaveInput: UnsafeMutablePointer<Bool>? = nil
     ) -> Any? {
-        withUnsafePointer(to: value) { value in
-            let resumed = host._withUnsafeGuaranteedRef { host in
-                host.suspend(current, handingOut: { $0.assumingMemoryBound(to: Any?.self).initialize(to: AnyValue.copy(value)) },
-                             resumedWith: Void.self)
-            }
-            // Only Generator's throw/return/close send anything but a value; RJIterator has none.
-            guard case .value = resumed else { return nil }
-            return channel._withUnsafeGuaranteedRef { channel in
-                let gaveInput = channel.hasInput
-                channel.resumedWithInput = gaveInput
-                channel.hasInput = false
-                // `next(x)`: x, moved out of the channel; `next()`: the value itself.
-                return gaveInput ? channel.input.move() : AnyValue.copy(value)
-            }
+        withUnsafePointer(to: value) { yield($0, channel, host, current, bitwise: AnyValue.isBitwise($0), gaveInput: gaveInput) }
+    }
+
+    /// `yield` of the value at `value`, `bitwise` saying whether its four words are the whole
+    /// of it (`AnyValue.isBitwise`); `gaveInput` is set when the resuming `next` gave a value
+    /// (`next(x)`), for a delegation.
+    @inlinable @inline(__always)
+    static func yield(
+        _ value: UnsafePointer<Any?>, _ channel: Unmanaged<SeedChannel>, _ host: Unmanaged<_RJCoroutineHost>,
+        _ current: OpaquePointer, bitwise: Bool, gaveInput: UnsafeMutablePointer<Bool>? = nil
+    ) -> Any? {
+        let resumed = host._withUnsafeGuaranteedRef { host in
+            host.suspend(current, handingOut: { AnyValue.initialize($0.assumingMemoryBound(to: Any?.self), to: value, bitwise: bitwise) },
+                         resumedWith: Void.self)
+        }
+        // Only Generator's throw/return/close send anything but a value; RJIterator has none.
+        guard case .value = resumed else { return nil }
+        return channel._withUnsafeGuaranteedRef { channel in
+            // `next(x)`: x, moved out of the channel; `next()`: the value itself.
+            guard channel.hasInput else { return AnyValue.copy(value, bitwise: bitwise) }
+            channel.hasInput = false
+            gaveInput?.pointee = true
+            return channel.input.move()
         }
     }
 
@@ -68,8 +76,12 @@ final class SeedChannel {
     func delegate(to inner: RJIterator, _ host: Unmanaged<_RJCoroutineHost>, _ current: OpaquePointer) -> Any? {
         var result = inner.next()
         while true {
-            let resumedWith = SeedChannel.yield(result.value, Unmanaged.passUnretained(self), host, current)
-            let gaveInput = resumedWithInput
+            // Whether the `next` that resumes this yield gives a value: `hasInput` is set then
+            // (by `next(x)`, holding the generator) and cleared by the yield.
+            var gaveInput = false
+            let resumedWith = withUnsafeMutablePointer(to: &gaveInput) {
+                SeedChannel.yield(result.storedValue, Unmanaged.passUnretained(self), host, current, gaveInput: $0)
+            }
             if result.done || result.error != nil { return resumedWith }
             result = gaveInput ? inner.next(resumedWith) : inner.next()
         }
