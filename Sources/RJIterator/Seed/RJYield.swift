@@ -63,15 +63,21 @@ func rjYieldOutsideBody(_ host: Unmanaged<_RJCoroutineHost>?) -> Never {
     guard let host else {
         fatalError(head + " (no generator body runs on this thread): rj_yield hands a value to the next() of the RJIterator "
                    + "whose body calls it. Call it in RJIterator { ... } (or a function that body calls); in a Generator's "
-                   + "body, yield with y.yield(value)")
+                   + "body, yield with try y.yield(value)")
     }
     let record = host._withUnsafeGuaranteedRef { $0.record }
-    let instead: String
+    let body: String, instead: String
     switch record.kind {
-    case .rjAsync: instead = "in an rj_async body, wait for work with rj_await(...)"
-    case .asyncGenerator: instead = "in an AsyncGenerator's body, yield with try y.yield(value)"
-    case .generator, .rjIterator: instead = "in a Generator's body, yield with try y.yield(value)"
+    case .rjAsync:
+        body = "the rj_async body made at \(record.site)"
+        instead = "in an rj_async body, wait for work with rj_await(...)"
+    case .asyncGenerator:
+        body = "the body of the AsyncGenerator made at \(record.site)"
+        instead = "in an AsyncGenerator's body, yield with try y.yield(value)"
+    case .generator, .rjIterator:
+        body = "the body of the Generator made at \(record.site)"
+        instead = "in a Generator's body, yield with try y.yield(value)"
     }
-    fatalError(head + ", in the body of the \(record.kindName) made at \(record.site): rj_yield hands a value only to "
-               + "the next() of an RJIterator; \(instead)")
+    fatalError(head + ", in \(body): rj_yield hands a value only to the next() of the RJIterator whose body calls it; "
+               + instead)
 }
