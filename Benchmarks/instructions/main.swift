@@ -60,8 +60,25 @@ func readInTask(_ values: AsyncGenerator<Int, Void, Void>, _ n: Int) {
     done.wait()
 }
 
-/// `n` values through the seed API's port of the workload `average`: a function of its own, so
-/// that the inlined seed calls do not weigh on the inliner's choices for the other operations.
+/// `n` round trips of `RJIterator.next(i)` into a body that yields what it gets, each value read
+/// back with `as? Int` or, `typed`, `value(as: Int.self)`. The seed functions run in functions of
+/// their own (`next` and `rj_yield` are inlined where they are called), so that their code does
+/// not weigh on the inliner's choices for the other operations' top-level code.
+@inline(never) func seedRoundTrips(_ n: Int, typed: Bool) {
+    let it = RJIterator {
+        var x: Any? = 0
+        while true { x = rj_yield(x) }
+    }
+    var sum = 0
+    if typed {
+        for i in 0..<n { sum &+= it.next(i).value(as: Int.self) ?? 0 }
+    } else {
+        for i in 0..<n { sum &+= it.next(i).value as? Int ?? 0 }
+    }
+    blackHole(sum)
+}
+
+/// `n` values through the seed API's port of the workload `average`.
 @inline(never) func seedPipeline(_ n: Int) {
     func averager() -> RJIterator {
         RJIterator {
@@ -109,22 +126,10 @@ case "next":
     roundTrips(n, stackMode: nil)
 case "rjiterator-next":
     // `RJIterator.next(v)` with an Int as `Any?`, the caller's `as? Int` included.
-    let it = RJIterator {
-        var x: Any? = 0
-        while true { x = rj_yield(x) }
-    }
-    var sum = 0
-    for i in 0..<n { sum &+= it.next(i).value as? Int ?? 0 }
-    blackHole(sum)
+    seedRoundTrips(n, typed: false)
 case "rjiterator-next-typed":
     // The same, read with `RJResult.value(as:)`, the seed's typed read.
-    let it = RJIterator {
-        var x: Any? = 0
-        while true { x = rj_yield(x) }
-    }
-    var sum = 0
-    for i in 0..<n { sum &+= it.next(i).value(as: Int.self) ?? 0 }
-    blackHole(sum)
+    seedRoundTrips(n, typed: true)
 case "send-pipeline", "send-pipeline-shared":
     // One value through the send pipeline of the workload `average`: a send into a scaler whose
     // body sends it on to an averager (two round trips, one nested in a body); with -shared,
