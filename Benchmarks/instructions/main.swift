@@ -60,6 +60,25 @@ func readInTask(_ values: AsyncGenerator<Int, Void, Void>, _ n: Int) {
     done.wait()
 }
 
+/// The value traffic of `rjiterator-next` with no switch (the bench's `AnyEcho` row): an `Any?`
+/// in, the one before out in an `RJResult` read with `as? Int`, the state an `Any?` field: what
+/// an API shaped like the seed's costs in plain Swift.
+final class AnyEcho {
+    @exclusivity(unchecked) var x: Any? = 0
+    @inline(never) func next(_ value: consuming Any?) -> RJResult {
+        let out = x
+        x = value
+        return RJResult(value: out, done: false)
+    }
+}
+
+@inline(never) func anyEchoes(_ n: Int) {
+    let echo = AnyEcho()
+    var sum = 0
+    for i in 0..<n { sum &+= echo.next(i).value as? Int ?? 0 }
+    blackHole(sum)
+}
+
 /// `n` round trips of `RJIterator.next(i)` into a body that yields what it gets, each value read
 /// back with `as? Int` or, `typed`, `value(as: Int.self)`. The seed functions run in functions of
 /// their own (`next` and `rj_yield` are inlined where they are called), so that their code does
@@ -130,6 +149,9 @@ case "rjiterator-next":
 case "rjiterator-next-typed":
     // The same, read with `RJResult.value(as:)`, the seed's typed read.
     seedRoundTrips(n, typed: true)
+case "any-echo":
+    // The same values with no switch: an `Any?` in, one out in an `RJResult`, read with `as? Int`.
+    anyEchoes(n)
 case "send-pipeline", "send-pipeline-shared":
     // One value through the send pipeline of the workload `average`: a send into a scaler whose
     // body sends it on to an averager (two round trips, one nested in a body); with -shared,
