@@ -117,7 +117,7 @@ extension Workloads {
         "same fringe, a generator per subtree": "a generator per subtree, like the in-order walk: bound by a generator's life",
         "in-order walk, a generator per subtree": "a generator per node: bound by a generator's life, 4x V8's",
         "prime sieve, a chain of filter generators": "a chain of 2,000 filters: its stacks outgrow the caches (the filter chain target)",
-        "send pipeline (seed API: RJIterator, rj_yield)": "the seed API's Any? values: RJIterator.next is about 4x Generator.next",
+        "send pipeline (seed API: RJIterator, rj_yield)": "the seed API's Any? values: three casts back per value (as! Double) are about half its instructions",
     ]
 
     /// The programs held to targets of their own (Python's, Node's): the seed API's values are
