@@ -73,18 +73,18 @@ public final class RJIterator {
     @inlinable @inline(__always)
     func step(_ value: consuming Any?, given: Bool) -> RJResult {
         let action = core.machine.begin(GeneratorOperation<Void, Void>.next(()))
-        guard case .resume(let signal) = action else { return carryOut(action, value, given: given) }
+        guard case .resume(let signal) = action else { return carryOut(action, dropping: value) }
         if given { channel.input.initialize(to: value) }
         channel.hasInput = given
         return core.resume(inPlace: signal, yielded: { RJResult(value: $0.move(), error: nil, done: false) },
                            ended: { complete in completed(complete) })
     }
 
-    /// The other actions of a `next`: the first (the body starts; the value is ignored, as in
-    /// the original), and those that hold nothing (running: this body or another thread has it;
-    /// completed: its return value again).
+    /// The other actions of a `next`, which drop its value: the first (the body starts; the value
+    /// is ignored, as in the original), and those that hold nothing (running: this body or
+    /// another thread has it; completed: its return value again).
     @usableFromInline @inline(never)
-    func carryOut(_ action: consuming GeneratorAction<Void, Void>, _ value: consuming Any?, given: Bool) -> RJResult {
+    func carryOut(_ action: consuming GeneratorAction<Void, Void>, dropping value: consuming Any?) -> RJResult {
         _ = consume value
         do {
             switch try core.carryOut(action) {
