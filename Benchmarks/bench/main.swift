@@ -64,7 +64,8 @@ if options.workloadsOnly {
 // rounds. Each row still prints under its own area's heading.
 bench.measure([switches.rawFast, switches.rawInline, switches.rawInlineFPU, switches.rawUContext,
                peers.v8Generator, peers.pythonGenerator, switches.generatorNext, switches.generatorNextUContext,
-               switches.rjIteratorNext, switches.anyEchoNext, lifecycle.createRunRelease, lifecycle.allocationsOnly,
+               switches.rjIteratorNext, switches.rjIteratorNextTyped, switches.anyEchoNext, lifecycle.createRunRelease,
+               lifecycle.allocationsOnly,
                peers.v8Create, peers.pythonCreate,
                asyncRows.awaitCompleted, asyncRows.awaitFulfilled, asyncRows.generatorNextInBody, asyncRows.asyncStream, asyncRows.checkedContinuation,
                asyncGenerators.noAwait, asyncGenerators.inActor, asyncGenerators.relayOne, asyncGenerators.relayOneDelegating,

@@ -60,6 +60,67 @@ func readInTask(_ values: AsyncGenerator<Int, Void, Void>, _ n: Int) {
     done.wait()
 }
 
+/// The value traffic of `rjiterator-next` with no switch (the bench's `AnyEcho` row): an `Any?`
+/// in, the one before out in an `RJResult` read with `as? Int`, the state an `Any?` field: what
+/// an API shaped like the seed's costs in plain Swift.
+final class AnyEcho {
+    @exclusivity(unchecked) var x: Any? = 0
+    @inline(never) func next(_ value: consuming Any?) -> RJResult {
+        let out = x
+        x = value
+        return RJResult(value: out, done: false)
+    }
+}
+
+@inline(never) func anyEchoes(_ n: Int) {
+    let echo = AnyEcho()
+    var sum = 0
+    for i in 0..<n { sum &+= echo.next(i).value as? Int ?? 0 }
+    blackHole(sum)
+}
+
+/// `n` round trips of `RJIterator.next(i)` into a body that yields what it gets, each value read
+/// back with `as? Int` or, `typed`, `value(as: Int.self)`. The seed functions run in functions of
+/// their own (`next` and `rj_yield` are inlined where they are called), so that their code does
+/// not weigh on the inliner's choices for the other operations' top-level code.
+@inline(never) func seedRoundTrips(_ n: Int, typed: Bool) {
+    let it = RJIterator {
+        var x: Any? = 0
+        while true { x = rj_yield(x) }
+    }
+    var sum = 0
+    if typed {
+        for i in 0..<n { sum &+= it.next(i).value(as: Int.self) ?? 0 }
+    } else {
+        for i in 0..<n { sum &+= it.next(i).value as? Int ?? 0 }
+    }
+    blackHole(sum)
+}
+
+/// `n` values through the seed API's port of the workload `average`.
+@inline(never) func seedPipeline(_ n: Int) {
+    func averager() -> RJIterator {
+        RJIterator {
+            var total = 0.0, count = 0
+            var average: Any? = nil
+            while true { total += rj_yield(average) as! Double; count += 1; average = total / Double(count) }
+        }
+    }
+    func scaler(_ target: RJIterator) -> RJIterator {
+        RJIterator {
+            var answer: Any? = nil
+            while true { answer = target.next((rj_yield(answer) as! Double) * 0.5).value }
+        }
+    }
+    let average = averager()
+    average.next()
+    let pipe = scaler(average)
+    pipe.next()
+    var total = 0.0
+    for i in 0..<n { total += pipe.next(Double(i % 1000)).value as! Double }
+    blackHole(total)
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let n = Int(arguments[2]), n > 0 else {
     print("usage: rj-instructions <operation> <N> (operations: Benchmarks/instructions/count --help)")
@@ -84,22 +145,13 @@ case "next":
     roundTrips(n, stackMode: nil)
 case "rjiterator-next":
     // `RJIterator.next(v)` with an Int as `Any?`, the caller's `as? Int` included.
-    let it = RJIterator {
-        var x: Any? = 0
-        while true { x = rj_yield(x) }
-    }
-    var sum = 0
-    for i in 0..<n { sum &+= it.next(i).value as? Int ?? 0 }
-    blackHole(sum)
+    seedRoundTrips(n, typed: false)
 case "rjiterator-next-typed":
     // The same, read with `RJResult.value(as:)`, the seed's typed read.
-    let it = RJIterator {
-        var x: Any? = 0
-        while true { x = rj_yield(x) }
-    }
-    var sum = 0
-    for i in 0..<n { sum &+= it.next(i).value(as: Int.self) ?? 0 }
-    blackHole(sum)
+    seedRoundTrips(n, typed: true)
+case "any-echo":
+    // The same values with no switch: an `Any?` in, one out in an `RJResult`, read with `as? Int`.
+    anyEchoes(n)
 case "send-pipeline", "send-pipeline-shared":
     // One value through the send pipeline of the workload `average`: a send into a scaler whose
     // body sends it on to an averager (two round trips, one nested in a body); with -shared,
@@ -125,6 +177,10 @@ case "send-pipeline", "send-pipeline-shared":
     var total = 0.0
     for i in 0..<n { total += try! pipe.send(Double(i % 1000))! }
     blackHole(total)
+case "seed-pipeline":
+    // The same value through the seed API's port of `average` (Benchmarks/bench/Workloads/
+    // Averager.swift): `next(x)` and `rj_yield`, untyped, each value cast back with `as!`.
+    seedPipeline(n)
 case "async-for-await":
     // One element of `for try await` over an AsyncGenerator whose body does not await, in a
     // detached task.

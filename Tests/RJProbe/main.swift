@@ -335,6 +335,20 @@ case "async-yielder-escape":
     Task.detached { _ = try? await gen.next(); done.signal() }
     done.wait()
     _ = try? kept.yielder?.yield(1)
+case "rj-yield-no-body":
+    // rj_yield on a thread where no generator body runs: the value has nowhere to go.
+    say("\(String(describing: rj_yield(5)))")
+case "rj-yield-in-generator":
+    // A migrating user's rj_yield in a typed Generator's body, where y.yield(...) belongs.
+    let gen = Generator<Int, Void, Void> { _ in rj_yield(5) }
+    say("\(String(describing: try? gen.next()))")
+case "rj-yield-in-rj-async":
+    let done = DispatchSemaphore(value: 0)
+    rj_async(on: DispatchQueue(label: "probe")) { rj_yield(5) }.finally { done.signal() }
+    done.wait()
+case "rj-yield-in-async-generator":
+    let gen = AsyncGenerator<Int, Void, Void> { _ in rj_yield(5) }
+    say("\(String(describing: nextOnce(gen)))")
 case "async-delegation-release":
     // An async generator suspended in yieldAll of another is released: both bodies are closed,
     // and nothing is reported (the outer's close cannot wait for the inner's: it goes on closing).

@@ -19,10 +19,15 @@ struct SwitchRows {
                             SwitchRows.generatorRoundTrip(ucontext: false))
     let generatorNextUContext = Row(group, "Generator.next(i), ucontext backend",
                                     note: "same binary, RJRuntime.useUContextBackend", SwitchRows.generatorRoundTrip(ucontext: true))
-    let rjIteratorNext = Row(group, "RJIterator.next(v)", note: "an Int as Any?, in and out", SwitchRows.seedRoundTrip())
+    let rjIteratorNext = Row(group, "RJIterator.next(v), read with as? Int", note: "an Int as Any?, in and out",
+                             SwitchRows.seedRoundTrip(typed: false))
+    let rjIteratorNextTyped = Row(group, "RJIterator.next(v), read with value(as: Int.self)", note: "the same, no dynamic cast",
+                                  SwitchRows.seedRoundTrip(typed: true))
     let anyEchoNext = Row(group, "the same Any? traffic, plain method call", note: "no switch: what the values cost") { n in
         let echo = AnyEcho()
-        for i in 0..<n { blackHole(echo.next(i)) }
+        var sum = 0
+        for i in 0..<n { sum &+= echo.next(i).value as? Int ?? 0 }
+        blackHole(sum)
     }
     let semaphores: Row
     private let pingPong = PingPong()
@@ -72,21 +77,33 @@ struct SwitchRows {
         blackHole(sum)
     }
 
-    private static func seedRoundTrip() -> (Int) -> Void {
+    /// `n` round trips of `RJIterator.next(i)` into a body that yields what it gets, each value
+    /// read back as a user reads it: `as? Int`, or `value(as:)` (`typed`). Python's peer adds
+    /// each value it gets too.
+    private static func seedRoundTrip(typed: Bool) -> (Int) -> Void {
         let iterator = RJIterator {
             var x: Any? = 0
             while true { x = rj_yield(x) }
         }
         _ = iterator.next()
+        if typed {
+            return { n in
+                var sum = 0
+                for i in 0..<n { sum &+= iterator.next(i).value(as: Int.self) ?? 0 }
+                blackHole(sum)
+            }
+        }
         return { n in
-            for i in 0..<n { blackHole(iterator.next(i)) }
+            var sum = 0
+            for i in 0..<n { sum &+= iterator.next(i).value as? Int ?? 0 }
+            blackHole(sum)
         }
     }
 }
 
 /// The value traffic of the `RJIterator.next(v)` row without a switch: an `Any?` in, the
-/// previous one out in an `RJResult`, the state kept in a field. What any API shaped like the
-/// seed's pays for its untyped values in plain Swift.
+/// previous one out in an `RJResult` (read with `as? Int` by the row), the state kept in a field.
+/// What any API shaped like the seed's pays for its untyped values in plain Swift.
 final class AnyEcho {
     @exclusivity(unchecked) var x: Any? = 0
     @inline(never) func next(_ value: consuming Any?) -> RJResult {
@@ -134,10 +151,12 @@ extension SwitchRows {
         bench.ratio("Generator.next / raw fast switch (call/ret)", generatorNext, over: rawFast, target: 1.3)
         bench.ratio("Generator.next / inline switch", generatorNext, over: rawInline, target: nil)
         bench.ratio("Generator.next / V8 generator next", generatorNext, over: peers.v8Generator, target: 1.0)
-        bench.ratio("RJIterator.next / Python generator send", rjIteratorNext, over: peers.pythonGenerator, target: 1.0)
-        bench.ratio("RJIterator.next / Generator.next", rjIteratorNext, over: generatorNext, target: 2.0,
-                    why: "the seed API's values are Any?: copying and casting them alone costs about 2x a Generator.next (row \"the same Any? traffic, plain method call\")")
-        bench.ratio("RJIterator.next / its Any? traffic without a switch", rjIteratorNext, over: anyEchoNext, target: nil)
+        bench.ratio("RJIterator.next + as? / Python generator send", rjIteratorNext, over: peers.pythonGenerator, target: 0.8,
+                    why: "most of it is Swift's: the caller's as? Int (swift_dynamicCast) and the body's Any? assignment are 389 of its 686 instructions, and the same values with no switch take 614 (docs/performance.md, the seed API)")
+        bench.ratio("RJIterator.next + as? / Generator.next", rjIteratorNext, over: generatorNext, target: 2.0,
+                    why: "the seed API's values are Any?: casting and assigning them alone costs about 2x a Generator.next (row \"the same Any? traffic, plain method call\")")
+        bench.ratio("RJIterator.next + value(as:) / Python generator send", rjIteratorNextTyped, over: peers.pythonGenerator, target: nil)
+        bench.ratio("RJIterator.next + as? / its Any? traffic without a switch", rjIteratorNext, over: anyEchoNext, target: nil)
         bench.ratio("Generator.next, ucontext / raw swapcontext", generatorNextUContext, over: rawUContext, target: nil)
         bench.ratio("thread + semaphores / Generator.next", semaphores, over: generatorNext, target: nil, faster)
     }

@@ -29,24 +29,6 @@ extension Generator {
         try perform(operation)
     }
 
-    /// `perform` for a face over this generator that keeps values of its own beside it (the seed
-    /// API's channel): `onceHeld` runs when the operation holds `running` and is about to switch
-    /// in (`starting`: the body starts, else it resumes), with `payload`, so that the face writes
-    /// its slots only while no other caller can; otherwise `payload` is dropped.
-    @inlinable @inline(__always)
-    func perform<Payload>(
-        _ operation: GeneratorOperation<Input, Return>, handing payload: consuming Payload,
-        onceHeld: (_ starting: Bool, _ payload: consuming Payload) -> Void
-    ) throws -> GeneratorStep<Element, Return> {
-        let action = machine.begin(operation)
-        switch action {
-        case .start: onceHeld(true, payload)
-        case .resume: onceHeld(false, payload)
-        case .complete, .reportOutcome, .answer, .fail: break
-        }
-        return try carryOut(action)
-    }
-
     /// Carries out `action`. `heldByDelegator`: this generator is a delegate run by the body that
     /// owns it, which keeps it `running` when it yields (Generator+Delegation.swift).
     @inlinable @inline(__always)

@@ -1,7 +1,9 @@
 /// Copies and destroys of `Any?` without `Optional<Any>`'s value witnesses (Swift's own take
 /// four or five indirect calls, on the seed API's hot path). An `Any?` is laid out as an `Any`
 /// (three words of value, one of type metadata) whose null metadata word means `nil`: the tag is
-/// read here directly, and a value is copied or destroyed with one witness call.
+/// read here directly, and a value is copied or destroyed with one witness call, or none when
+/// its type says its bytes are the whole of it (an `Int`, a `Double`, a struct of them that fits
+/// the three words).
 @usableFromInline
 enum AnyValue {
     /// The type metadata word of an `Any?`, nil for nil.
@@ -10,26 +12,70 @@ enum AnyValue {
         UnsafeRawPointer(value).load(fromByteOffset: 3 * MemoryLayout<UInt>.size, as: UnsafeRawPointer?.self)
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func metadata(_ value: borrowing Any?) -> UnsafeRawPointer? {
         withUnsafePointer(to: value) { metadata($0) }
     }
 
-    @inline(__always)
-    static func copy(_ value: UnsafePointer<Any?>) -> Any? {
-        guard metadata(value) != nil else { return nil }
-        return UnsafeRawPointer(value).withMemoryRebound(to: Any.self, capacity: 1) { .some($0.pointee) }
+    /// Whether a value of the type `metadata` describes is all in the existential's three words,
+    /// with nothing to retain, release or copy by a witness: its type is trivial (POD) and stored
+    /// inline. Read from the type's value witness table, one word before its metadata: its flags
+    /// are the 32 bits after eight witnesses, the size and the stride (`IsNonPOD` 0x10000,
+    /// `IsNonInline` 0x20000: the Swift ABI's TypeMetadata.rst; `AnyValueTests` pins them).
+    @inlinable @inline(__always)
+    static func isBitwise(type metadata: UnsafeRawPointer) -> Bool {
+        let witnesses = metadata.load(fromByteOffset: -MemoryLayout<UnsafeRawPointer>.size, as: UnsafeRawPointer.self)
+        let flags = witnesses.load(fromByteOffset: 10 * MemoryLayout<UInt>.size, as: UInt32.self)
+        return flags & 0x3_0000 == 0
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
+    static func copy(_ value: UnsafePointer<Any?>) -> Any? {
+        copy(value, bitwise: isBitwise(value))
+    }
+
+    /// `copy(_:)` for a caller that has asked `isBitwise(value)` already.
+    @inlinable @inline(__always)
+    static func copy(_ value: UnsafePointer<Any?>, bitwise: Bool) -> Any? {
+        _withUnprotectedUnsafeTemporaryAllocation(of: Any?.self, capacity: 1) { slot in
+            let copy = slot.baseAddress.unsafelyUnwrapped
+            initialize(copy, to: value, bitwise: bitwise)
+            return copy.move()
+        }
+    }
+
+    /// Whether the four words of `value` are the whole of it: nil, or a trivial inline value
+    /// (`isBitwise(type:)` of its type).
+    @inlinable @inline(__always)
+    static func isBitwise(_ value: UnsafePointer<Any?>) -> Bool {
+        guard let metadata = metadata(value) else { return true }
+        return isBitwise(type: metadata)
+    }
+
+    /// Initialises `destination` (uninitialised memory) to a copy of `value`.
+    @inlinable @inline(__always)
+    static func initialize(_ destination: UnsafeMutablePointer<Any?>, to value: UnsafePointer<Any?>) {
+        initialize(destination, to: value, bitwise: isBitwise(value))
+    }
+
+    /// `initialize(_:to:)` for a caller that has asked `isBitwise(value)` already.
+    @inlinable @inline(__always)
+    static func initialize(_ destination: UnsafeMutablePointer<Any?>, to value: UnsafePointer<Any?>, bitwise: Bool) {
+        if bitwise { return UnsafeMutableRawPointer(destination).copyMemory(from: value, byteCount: MemoryLayout<Any?>.size) }
+        UnsafeRawPointer(value).withMemoryRebound(to: Any.self, capacity: 1) { value in
+            _ = UnsafeMutableRawPointer(destination).initializeMemory(as: Any.self, to: value.pointee)
+        }
+    }
+
+    @inlinable @inline(__always)
     static func copy(_ value: borrowing Any?) -> Any? {
         withUnsafePointer(to: value) { copy($0) }
     }
 
     /// Destroys the value at `value`, leaving the memory uninitialised.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func destroy(_ value: UnsafeMutablePointer<Any?>) {
-        guard metadata(value) != nil else { return }
+        guard let metadata = metadata(value), !isBitwise(type: metadata) else { return }
         UnsafeMutableRawPointer(value).withMemoryRebound(to: Any.self, capacity: 1) { _ = $0.deinitialize(count: 1) }
     }
 

@@ -6,15 +6,30 @@
 /// print("value: \(r.value ?? "nil"), done: \(r.done)")
 /// ```
 public struct RJResult {
-    // Spelled `Optional<…>`, not `…?`: every initialiser first sets a `T?` to nil, making its own
-    // store a destroy-and-assign through `Optional`'s value witnesses, on every `RJIterator.next`.
+    // `done` first: after the four words of the value it would leave a 41-byte struct, which the
+    // compiler moves through the resumer's frame a few bytes at a time.
 
-    /// The value yielded, or the body's return value once `done`.
-    public var value: Optional<Any>
-    /// An error, if the step failed (for an iterator: misuse, such as a resume from its own body).
-    public var error: Optional<any Error>
     /// `true` once the body has returned; every later `next` gives the same result.
     public var done: Bool
+    /// The value, read and written through `value` with `AnyValue`'s copies: what Swift emits
+    /// for an `Any?` is `Optional<Any>`'s generic value witnesses (docs/generators.md, "How the
+    /// untyped values cross").
+    @usableFromInline var storedValue: Optional<Any>
+    /// An error, if the step failed (for an iterator: misuse, such as a resume from its own body).
+    public var error: Optional<any Error>
+
+    /// The value yielded, or the body's return value once `done`.
+    @inlinable
+    public var value: Optional<Any> {
+        get { AnyValue.copy(storedValue) }
+        set {
+            withUnsafeMutablePointer(to: &storedValue) { stored in
+                AnyValue.destroy(stored)
+                stored.initialize(to: newValue)
+            }
+        }
+        _modify { yield &storedValue }
+    }
 
     /// Makes a result, as an `rj_await` adapter or a test would.
     ///
@@ -22,10 +37,11 @@ public struct RJResult {
     /// let r = RJResult(value: 42)
     /// print(r.value as? Int ?? 0, r.error == nil, r.done)   // 42 true false
     /// ```
+    @inlinable
     public init(value: Any? = nil, error: (any Error)? = nil, done: Bool = false) {
-        self.value = value
-        self.error = error
         self.done = done
+        storedValue = value
+        self.error = error
     }
 }
 
@@ -41,7 +57,7 @@ extension RJResult {
     /// ```
     @inlinable
     public func value<T>(as type: T.Type) -> T? {
-        withUnsafePointer(to: value) { stored in
+        withUnsafePointer(to: storedValue) { stored in
             if let exact = AnyValue.exactly(stored, as: T.self) { return exact }
             return stored.pointee as? T
         }

@@ -276,6 +276,22 @@ final class ProbeTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("probe finished"))
     }
 
+    // Issue 53: rj_yield outside an RJIterator's body stops (the seed's returned nil, and the
+    // value went nowhere), naming the call, where it was made and what to write there instead.
+    func testRjYieldOutsideAnIteratorsBodyStopsNamingTheFix() throws {
+        let head = "RJIterator: rj_yield called outside an RJIterator's body"
+        try assertEachStops([
+            ("rj-yield-no-body", head + " (no generator body runs on this thread)"),
+            ("rj-yield-no-body", "in a Generator's body, yield with try y.yield(value)"),
+            ("rj-yield-in-generator", head + ", in the body of the Generator made at rj_probe/main.swift:"),
+            ("rj-yield-in-generator", "in a Generator's body, yield with try y.yield(value)"),
+            ("rj-yield-in-rj-async", head + ", in the rj_async body made at rj_probe/main.swift:"),
+            ("rj-yield-in-rj-async", "in an rj_async body, wait for work with rj_await(...)"),
+            ("rj-yield-in-async-generator", head + ", in the body of the AsyncGenerator made at rj_probe/main.swift:"),
+            ("rj-yield-in-async-generator", "in an AsyncGenerator's body, yield with try y.yield(value)"),
+        ])
+    }
+
     func testAsyncGeneratorMisuseStopsWithAClearMessage() throws {
         let cases = [
             ("async-yielder-escape", "RJIterator: yield called outside its async generator's body"),

@@ -21,8 +21,35 @@ final class AnyValueTests: XCTestCase {
                        unsafeBitCast(Int.self, to: UnsafeRawPointer.self))
     }
 
+    // The flags `isBitwise(type:)` reads from a type's value witness table: a trivial type that
+    // fits the existential's three words is copied as bytes; anything with a reference, or
+    // larger (stored in a box), goes through its witnesses.
+    func testOnlyTrivialInlineTypesAreCopiedAsBytes() {
+        func bitwise<T>(_: T.Type) -> Bool { AnyValue.isBitwise(type: unsafeBitCast(T.self, to: UnsafeRawPointer.self)) }
+        struct Point { var x = 1.0, y = 2.0 }
+        struct FourWords { var a = 1, b = 2, c = 3, d = 4 }
+        final class Ref {}
+        XCTAssertTrue(bitwise(Int.self))
+        XCTAssertTrue(bitwise(Double.self))
+        XCTAssertTrue(bitwise(Bool.self))
+        XCTAssertTrue(bitwise(Point.self))
+        XCTAssertTrue(bitwise((Int, Int, Int).self))
+        XCTAssertTrue(bitwise(Int?.self))
+        XCTAssertFalse(bitwise(FourWords.self), "trivial but boxed: larger than three words")
+        XCTAssertFalse(bitwise(String.self))
+        XCTAssertFalse(bitwise(Ref.self))
+        XCTAssertFalse(bitwise([Int].self))
+        XCTAssertFalse(bitwise(Large.self))
+        XCTAssertFalse(bitwise(Any.self), "an existential's container")
+        // What the flags say is what Swift says of the type.
+        XCTAssertEqual(bitwise(Point.self), _isPOD(Point.self))
+        XCTAssertEqual(bitwise(String.self), _isPOD(String.self))
+    }
+
     func testCopiesKeepValueAndType() {
-        let values: [Any?] = [nil, 7, "a string long enough to be allocated out of line", 2.5, Large(), [1, 2, 3], Optional<Int>.none as Any]
+        struct FourWords: CustomStringConvertible { var a = 1, b = 2, c = 3, d = 4; var description: String { "\(a)\(b)\(c)\(d)" } }
+        let values: [Any?] = [nil, 7, "a string long enough to be allocated out of line", 2.5, Large(), [1, 2, 3],
+                              Optional<Int>.none as Any, (1, 2.5, true), FourWords()]
         for var value in values {
             let copy = withUnsafePointer(to: &value) { AnyValue.copy($0) }
             XCTAssertEqual(copy.map { "\(type(of: $0))" }, value.map { "\(type(of: $0))" })
@@ -48,6 +75,42 @@ final class AnyValueTests: XCTestCase {
             AnyValue.destroy(slot)
             XCTAssertNil(watched, "destroy must release (boxed: \(boxed))")
         }
+    }
+
+    // `RJResult.value` is read and written through `AnyValue`: a set releases what it replaces,
+    // a read is a copy the result does not share, a copy of the result owns its own.
+    func testValueSetReleasesWhatItReplacesAndReadsAreCopies() {
+        weak var first: Tracked?
+        weak var second: Tracked?
+        var r = RJResult(value: 1)
+        do {
+            let a = Tracked()
+            first = a
+            r.value = a
+        }
+        XCTAssertNotNil(first)
+        var copy = r
+        do {
+            let b = Tracked()
+            second = b
+            r.value = b
+        }
+        XCTAssertNotNil(first, "the copy still holds it")
+        XCTAssertTrue(copy.value as? Tracked === first)
+        copy.value = nil
+        XCTAssertNil(first, "released by the set that replaced it")
+        XCTAssertTrue(r.value as? Tracked === second)
+        r.value = 5
+        XCTAssertNil(second)
+        XCTAssertEqual(r.value as? Int, 5)
+        // In place, through the optional: `_modify`.
+        var list = RJResult(value: [1, 2])
+        if var array = list.value as? [Int] { array.append(3); list.value = array }
+        XCTAssertEqual(list.value as? [Int], [1, 2, 3])
+        list.value? = "replaced"
+        XCTAssertEqual(list.value as? String, "replaced")
+        XCTAssertFalse(list.done)
+        XCTAssertNil(list.error)
     }
 
     // `RJResult.value(as:)`: the same answers as `as?`, read in place when the type is exact

@@ -108,12 +108,6 @@ final class RJIteratorSeedTests: XCTestCase {
         XCTAssertEqual(delegated as? String, "after")
     }
 
-    func testRjYieldOutsideIteratorReturnsNil() throws {
-        XCTAssertNil(rj_yield(5))
-        let gen = Generator<Int, Void, Bool> { _ in rj_yield(1) == nil }
-        XCTAssertEqual(try gen.next(), .returned(true))
-    }
-
     func testResumingFromInsideOwnBodyGivesErrorResult() {
         final class Holder { weak var it: RJIterator? }
         let holder = Holder()
