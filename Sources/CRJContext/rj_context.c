@@ -102,11 +102,11 @@ static uint64_t rj_new_id(void) {
 #define RJ_ADOPT_MARGIN ((size_t)4096)
 /* A shared-stack coroutine adopts only while it uses at most this much of its run stack: its
  * frames are copied out and back whenever another coroutine takes its run stack in between,
- * and adopted frames make every such copy larger. Measured (docs/performance.md, "Adoption on
+ * and adopted frames make every such copy larger. Counted (docs/performance.md, "Adoption on
  * shared stacks"): two chains of 100 delegating generators read in lock-step on one run stack
- * cost 118,000 instructions a pair of values unbounded, 1,600 with this bound (a chain on a
- * stack of its own per level: 1,500); a tree walk alone on its run stack pays 7% for the
- * levels past the bound, which start new coroutines. */
+ * cost 118,704 instructions a pair of values unbounded, 1,649 with this bound (a coroutine per
+ * level: 1,678); a walk alone on its run stack pays 7% for the levels past the bound, which
+ * start coroutines of their own. */
 #define RJ_SHARED_ADOPT_BOUND ((size_t)4096)
 
 uint64_t rj_unique_id(void) { return rj_new_id(); }
