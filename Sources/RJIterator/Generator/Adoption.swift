@@ -76,8 +76,7 @@ extension _RJCoroutineHost {
     final func adoptionId(on current: OpaquePointer, host: Unmanaged<_RJCoroutineHost>) -> UInt64? {
         guard client == nil, releasePolicy == .close, rj_is_uniquely_referenced(object),
               !host._withUnsafeGuaranteedRef({ $0.machine.hasPendingError }) else { return nil }
-        let id = rj_coro_adopt(current, object, stackSize)
-        return id == 0 ? nil : id
+        return enterAdopted(on: current)
     }
 
     /// The value a close brings to this adopted body: `nil` for a plain close. The close came to
@@ -120,6 +119,15 @@ extension _RJCoroutineHost {
     }
 }
 
+extension _RJCoroutineHost {
+    /// The coroutine has suspended after a close went through bodies adopted on it: the exits it
+    /// left in their levels are spent (`switchIntoBody`).
+    @inlinable @inline(__always)
+    final func spendRoutedExits() {
+        if routedExitMark != 0 { routedExitMark = 0 }
+    }
+}
+
 extension Generator {
     /// The end of an adopted body whose level a close went through (`routeExit`): completes
     /// this generator with `ended`, and goes on as a delegating body does (Delegation.swift): with
@@ -159,7 +167,7 @@ extension Yielder {
             return inner.runToEnd(Yielder(host: host, id: innerId))
         }
         inner.adoption = nil
-        rj_coro_set_body(current, adopter.toOpaque(), id)
+        adopter._withUnsafeGuaranteedRef { $0.resumeAfterAdopted(on: current, id: id) }
         if level.exitMark != 0 { return try inner.endAdoptionClosing(ended, level: level) }
         switch ended {
         case .returned(let value):

@@ -99,7 +99,7 @@ extension Generator {
                     let ended = switchIn(coro, inbox: inbox, outbox: UnsafeMutableRawPointer(valueSlot.baseAddress.unsafelyUnwrapped),
                                          completionBox: UnsafeMutableRawPointer(resultSlot.baseAddress.unsafelyUnwrapped))
                     if !ended {
-                        if closing { routedExitMark = 0 }
+                        if closing { spendRoutedExits() }
                         machine.bodyYielded(heldByDelegator: heldByDelegator)
                         return .yielded(valueSlot.baseAddress.unsafelyUnwrapped.move())
                     }

@@ -54,6 +54,23 @@ extension _RJCoroutineHost {
         return true
     }
 
+    /// This generator's body, not started, runs adopted on `current`, the body running there
+    /// now delegating to it (Adoption.swift): the coroutine says it is the one running (its owner,
+    /// a new id, which is returned); `nil`, changing nothing, when the stack left is less than
+    /// it was promised (`rj_coro_adopt`).
+    @inlinable @inline(__always)
+    final func enterAdopted(on current: OpaquePointer) -> UInt64? {
+        let id = rj_coro_adopt(current, object, stackSize)
+        return id == 0 ? nil : id
+    }
+
+    /// The body adopted on `current` ended: this generator's body, its adopter, runs there again,
+    /// with its own id.
+    @inlinable @inline(__always)
+    final func resumeAfterAdopted(on current: OpaquePointer, id: UInt64) {
+        rj_coro_set_body(current, object, id)
+    }
+
     /// Tells the C core's overflow handler where a generator object keeps its creation site and
     /// kind (the same for every generator), so that a stack overflow's message names them.
     @usableFromInline @inline(never)
