@@ -35,6 +35,11 @@
 extern "C" {
 #endif
 
+/* A word of the core that this header's inline functions read in the Swift modules' code:
+ * hidden, since those modules are linked into the same image as the core, so that a read is
+ * one PC-relative load and not a load of its address first (through the GOT). */
+#define RJ_INLINE_WORD __attribute__((visibility("hidden")))
+
 typedef struct rj_coro rj_coro;
 typedef void (*rj_coro_entry)(void *_Nullable arg);
 
@@ -100,7 +105,7 @@ void *_Nonnull rj_coro_locate(const rj_coro *_Nullable c, void *_Nonnull p);
 size_t rj_coro_saved_bytes(const rj_coro *_Nonnull c);
 /* 1 once a shared-stack coroutine has been made in this process: until then no
  * frame is ever away, and rj_coro_in_resumer costs one load. */
-extern int rj_shared_in_use;
+extern RJ_INLINE_WORD int rj_shared_in_use;
 void *_Nonnull rj_coro_locate_in_resumer(const rj_coro *_Nonnull c, void *_Nonnull p);
 /* rj_coro_in_resumer (below, after rj_coro_head) is rj_coro_locate for the frames of c's resumer. */
 
@@ -162,7 +167,7 @@ static inline void rj_coro_set_owner(rj_coro *_Nonnull c, void *_Nullable owner)
  * cell holding the signal it throws into a body being closed (an `any Error` boxed once), so
  * that every close reads it with one load instead of a Swift static's once-check. Published
  * once, by compare-and-swap; never freed. */
-extern void *_Nullable rj_swift_close_signal;
+extern RJ_INLINE_WORD void *_Nullable rj_swift_close_signal;
 static inline void *_Nullable rj_close_signal_cell(void) {
     return __atomic_load_n(&rj_swift_close_signal, __ATOMIC_ACQUIRE);
 }
@@ -393,9 +398,9 @@ static inline __attribute__((always_inline)) void rj_coro_suspend_inline(rj_coro
 
 /* The settings every generator's creation reads, inline: one load each. Written only by the
  * C core's setters; the words are public for these accessors alone. */
-extern rj_backend rj_cfg_backend;
-extern int rj_cfg_stack_mode; /* -1 until the environment (RJ_STACK_MODE) is read or a mode set */
-extern size_t rj_cfg_stack_size;
+extern RJ_INLINE_WORD rj_backend rj_cfg_backend;
+extern RJ_INLINE_WORD int rj_cfg_stack_mode; /* -1 until the environment (RJ_STACK_MODE) is read or a mode set */
+extern RJ_INLINE_WORD size_t rj_cfg_stack_size;
 rj_stack_mode rj_read_default_stack_mode(void);
 static inline rj_stack_mode rj_default_stack_mode(void) {
     int mode = __atomic_load_n(&rj_cfg_stack_mode, __ATOMIC_RELAXED);
@@ -515,7 +520,7 @@ void rj_report(const char *_Nonnull msg);
  * the generator was made with (0: the default). */
 void rj_set_owner_layout(size_t file_offset, size_t line_offset, size_t kind_offset, size_t settings_offset);
 /* Whether rj_set_owner_layout was called (one load, for the inline check). */
-extern int rj_owner_layout_known;
+extern RJ_INLINE_WORD int rj_owner_layout_known;
 static inline int rj_owner_layout_is_known(void) {
     return __atomic_load_n(&rj_owner_layout_known, __ATOMIC_RELAXED);
 }
@@ -548,7 +553,7 @@ void rj_dump_let_go(void);
 int rj_dump_holds(const void *_Nonnull object);
 /* Whether a dump holds object now, without waiting: one load, for the paths that check it
  * inline. */
-extern const void *_Nullable rj_dump_held;
+extern RJ_INLINE_WORD const void *_Nullable rj_dump_held;
 static inline int rj_dump_holds_now(const void *_Nonnull object) {
     return __atomic_load_n(&rj_dump_held, __ATOMIC_SEQ_CST) == object;
 }
