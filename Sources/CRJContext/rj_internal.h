@@ -199,6 +199,7 @@ _Static_assert(offsetof(struct rj_coro, switches_inline) == offsetof(rj_coro_hea
 _Static_assert(offsetof(struct rj_coro, away) == offsetof(rj_coro_head, away), "rj_coro_head layout");
 _Static_assert(offsetof(struct rj_coro, resumer) + sizeof(void *) <= 128, "a resume's fields in the first two lines");
 _Static_assert(offsetof(struct rj_coro, resumer) == RJ_CORO_RESUMER_OFFSET, "rj_coro_in_resumer reads it there");
+_Static_assert(offsetof(struct rj_coro, arg) == RJ_CORO_ARG_OFFSET, "rj_coro_arg reads it there");
 
 /* rj_shared.c */
 RJ_HIDDEN rj_coro *rj_shared_create(rj_coro_entry entry, void *arg);

@@ -149,13 +149,12 @@ RJ_SIGNAL_SAFE static void rj_chain(int sig, siginfo_t *info, void *uctx) {
 
 /* Where the owner object keeps its creation site, kind and stack settings (rj_set_owner_layout). */
 int rj_owner_layout_known;
-static size_t rj_owner_file_offset, rj_owner_line_offset, rj_owner_kind_offset, rj_owner_settings_offset;
+static size_t rj_owner_site_offset, rj_owner_kind_offset, rj_owner_settings_offset;
 
-void rj_set_owner_layout(size_t file_offset, size_t line_offset, size_t kind_offset, size_t settings_offset) {
+void rj_set_owner_layout(size_t site_offset, size_t kind_offset, size_t settings_offset) {
     /* Two threads making their first generators may both get here, with the same offsets:
      * atomic stores, so that neither overwrites the other with a torn value. */
-    __atomic_store_n(&rj_owner_file_offset, file_offset, __ATOMIC_RELAXED);
-    __atomic_store_n(&rj_owner_line_offset, line_offset, __ATOMIC_RELAXED);
+    __atomic_store_n(&rj_owner_site_offset, site_offset, __ATOMIC_RELAXED);
     __atomic_store_n(&rj_owner_kind_offset, kind_offset, __ATOMIC_RELAXED);
     __atomic_store_n(&rj_owner_settings_offset, settings_offset, __ATOMIC_RELAXED);
     __atomic_store_n(&rj_owner_layout_known, 1, __ATOMIC_RELEASE);
@@ -184,8 +183,9 @@ RJ_SIGNAL_SAFE static void rj_write_overflow_message(rj_coro *c) {
     if (owner && __atomic_load_n(&rj_owner_layout_known, __ATOMIC_ACQUIRE)) {
         kind = *(const unsigned char *)(owner + __atomic_load_n(&rj_owner_kind_offset, __ATOMIC_RELAXED));
         if (kind > 3) kind = 0;
-        file = *(const char *const *)(const void *)(owner + __atomic_load_n(&rj_owner_file_offset, __ATOMIC_RELAXED));
-        line = *(const uint32_t *)(const void *)(owner + __atomic_load_n(&rj_owner_line_offset, __ATOMIC_RELAXED));
+        uint64_t site = *(const uint64_t *)(const void *)(owner + __atomic_load_n(&rj_owner_site_offset, __ATOMIC_RELAXED));
+        file = (const char *)(uintptr_t)(site & (((uint64_t)1 << 48) - 1));
+        line = (uint32_t)(site >> 48);
         uint64_t settings = *(const uint64_t *)(const void *)(owner + __atomic_load_n(&rj_owner_settings_offset, __ATOMIC_RELAXED));
         size_t own = (size_t)(settings & (((uint64_t)1 << 48) - 1));
         if (own != 0) {
@@ -204,7 +204,7 @@ RJ_SIGNAL_SAFE static void rj_write_overflow_message(rj_coro *c) {
         rj_raw_write(at, sizeof at - 1);
         rj_raw_write(file, rj_raw_strlen(file));
         rj_raw_write(":", 1);
-        rj_raw_write_unsigned(line);
+        if (line) rj_raw_write_unsigned(line); else rj_raw_write("?", 1);
     }
     static const char size_is[] = " (stack size ";
     rj_raw_write(size_is, sizeof size_is - 1);

@@ -130,11 +130,22 @@ case "segv-elsewhere":
     bad.pointee = 1
 case "forin-throws":
     struct Boom: Error {}
+    say("made at line \(#line + 1)")
     let gen = Generator<Int, Void, Void> { y in
         try y.yield(1)
         throw Boom()
     }
     for x in gen { say("got \(x)") }
+case "forin-reads-itself":
+    // A body that reads its own generator with an inner for-in: that loop's next() throws
+    // alreadyRunning, the body ends with it, and the outer for-in (outside any body) stops.
+    nonisolated(unsafe) var gen: Generator<Int, Void, Void>!
+    say("made at line \(#line + 1)")
+    gen = Generator<Int, Void, Void> { y in
+        for x in gen { say("inner got \(x)") }
+        try y.yield(1)
+    }
+    for x in gen { say("outer got \(x)") }
 case "ignored-close":
     do {
         let gen = Generator<Int, Void, Void> { y in
@@ -158,6 +169,7 @@ case "cleanup-throws-on-release":
 case "adopted-outer-yielder":
     // The outer body's Yielder used inside a body adopted on its stack: the same coroutine, but
     // not that yielder's body.
+    say("outer made at line \(#line + 1), inner at line \(#line + 2)")
     let gen = Generator<Int, Void, Void> { outerYielder in
         try outerYielder.yieldAll(Generator<Int, Void, Void> { _ in try outerYielder.yield(1) })
     }
@@ -165,6 +177,7 @@ case "adopted-outer-yielder":
 case "adopted-yielder-escape":
     // An adopted body's Yielder kept and used by its adopter once that body has ended.
     nonisolated(unsafe) var kept: Yielder<Int, Void>?
+    say("outer made at line \(#line + 1), inner at line \(#line + 2)")
     let gen = Generator<Int, Void, Void> { y in
         try y.yieldAll(Generator<Int, Void, Void> { inner in kept = inner })
         _ = try kept?.yield(1)
@@ -179,6 +192,7 @@ case "overflow-adopted":
     say("\(String(describing: try? gen.next()))")
 case "yielder-escape":
     nonisolated(unsafe) var kept: Yielder<Int, Void>?
+    say("made at line \(#line + 1)")
     let gen = Generator<Int, Void, Void> { y in kept = y }
     _ = try? gen.next()
     _ = try? kept?.yield(1)
@@ -189,10 +203,12 @@ case "yielder-reused-address":
     nonisolated(unsafe) var kept: Yielder<Int, Void>?
     var oldAddress: UnsafeMutableRawPointer?
     do {
+        say("a made at line \(#line + 1)")
         let a = Generator<Int, Void, Void> { y in kept = y }
         oldAddress = Unmanaged.passUnretained(a).toOpaque()
         _ = try? a.next()
     }
+    say("b made at line \(#line + 2)")
     for attempt in 0..<100_000 {
         let b = Generator<String, Int, Double> { y in
             _ = try kept?.yield(1)

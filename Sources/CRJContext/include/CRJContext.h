@@ -216,6 +216,14 @@ static inline void *_Nullable rj_coro_owner(const rj_coro *_Nonnull c) {
     return ((const rj_coro_head *)(const void *)c)->owner;
 }
 
+/* The argument c was made with (rj_coro_create): for a generator's coroutine, the generator
+ * whose coroutine it is, which an adoption (rj_coro_adopt) does not change. RJ_CORO_ARG_OFFSET
+ * is where an rj_coro keeps it (checked in rj_internal.h). */
+#define RJ_CORO_ARG_OFFSET 0x60
+static inline void *_Nullable rj_coro_arg(const rj_coro *_Nonnull c) {
+    return *(void *const *)(const void *)((const char *)c + RJ_CORO_ARG_OFFSET);
+}
+
 /* The identity of the body running on c: given at rj_coro_create (or rj_coro_adopt, to an
  * adopted body, until its adopter's is put back), never given again in this process (never
  * 0). An address is not an identity: a freed coroutine's header, or its owner's object, may
@@ -511,14 +519,15 @@ void rj_report(const char *_Nonnull msg);
 
 /* ---- What the overflow message says of a coroutine (rj_overflow.c) ----
  * Where, in the owner object (rj_coro_set_owner), its creation site, kind and
- * stack settings are: the Swift layer says it once, before the first
+ * stack settings are (the site: one 64-bit word, the file's C string in its low
+ * 48 bits, the line in its high 16, 0 when unknown): the Swift layer says it once, before the first
  * coroutine it makes runs, so that a stack overflow's message names the
  * generator and what to change. The handler only reads these fields of the
  * running coroutine's owner (an adopted body's generator, while one runs:
  * rj_coro_adopt). kind: 0 Generator, 1 RJIterator, 2 rj_async body, 3
  * AsyncGenerator. settings: a 64-bit word whose low 48 bits are the stack size
  * the generator was made with (0: the default). */
-void rj_set_owner_layout(size_t file_offset, size_t line_offset, size_t kind_offset, size_t settings_offset);
+void rj_set_owner_layout(size_t site_offset, size_t kind_offset, size_t settings_offset);
 /* Whether rj_set_owner_layout was called (one load, for the inline check). */
 extern RJ_INLINE_WORD int rj_owner_layout_known;
 static inline int rj_owner_layout_is_known(void) {

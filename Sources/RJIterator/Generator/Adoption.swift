@@ -156,7 +156,7 @@ extension Yielder {
     /// `innerId`): runs its body here, on `current`, and goes on as a delegation does when its
     /// inner ends.
     @inlinable @inline(__always)
-    func adopt<R>(_ inner: Generator<Element, Input, R>, on current: OpaquePointer, id innerId: UInt64,
+    func adopt<R>(_ inner: Generator<Element, Input, R>, on current: OpaquePointer, host: Unmanaged<_RJCoroutineHost>, id innerId: UInt64,
                   by adopter: Unmanaged<_RJCoroutineHost>) throws -> R {
         var level = Adoption(runner: host, adopter: adopter, adopterId: id,
                              outer: adopter._withUnsafeGuaranteedRef { $0.adoption }, innerReturn: R.self)
@@ -164,7 +164,7 @@ extension Yielder {
         // Unprotected: a pointer to a struct of words, no array a write could run off.
         let ended = _withUnprotectedUnsafeMutablePointer(to: &level) { level in
             inner.adoption = level
-            return inner.runToEnd(Yielder(host: host, id: innerId))
+            return inner.runToEnd(Yielder(id: innerId, site: inner.record.site), on: current)
         }
         inner.adoption = nil
         adopter._withUnsafeGuaranteedRef { $0.resumeAfterAdopted(on: current, id: id) }

@@ -125,6 +125,7 @@ extension Yielder {
         defer { inner.machine.giveBackFromDelegator(hasCoroutine: inner.coro != nil) }
         // The links and the flag of a delegate's end are the coroutine host's (the runner's, when
         // this body runs adopted): a resume of the chain goes from coroutine to coroutine.
+        let host = host
         return try delegateAll(from: body(on: runningBody()), runner: host, first: first, handOut: { value in
             let current = runningBody()
             return host._withUnsafeGuaranteedRef { host in

@@ -1,4 +1,5 @@
 import CRJContext
+import RJLocks
 
 /// `for x in generator`: a generator with `Input == Void` is a single-pass `Sequence`.
 ///
@@ -58,7 +59,7 @@ public struct GeneratorIterator<Element, Return>: IteratorProtocol {
             case .returned: return nil
             }
         } catch {
-            forInFailed(error, iterating: "a generator")
+            forInFailed(error, reading: generator.record.site, throughTee: false)
             return nil
         }
     }
@@ -66,20 +67,45 @@ public struct GeneratorIterator<Element, Return>: IteratorProtocol {
 
 /// A for-in over a generator (or a tee reader) whose body threw: the error goes to the running
 /// generator body, if any; elsewhere the program stops (`Generator`'s `Sequence` conformance).
+/// `site`: where the generator read was made.
 @usableFromInline @inline(never)
-func forInFailed(_ error: any Error, iterating what: String) {
+func forInFailed(_ error: any Error, reading site: UInt64, throughTee: Bool) {
     if let current = rj_coro_current(), let owner = rj_coro_owner(current) {
         // Kept on the coroutine host: the runner, for a body adopted on its stack (Adoption.swift).
         Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { body in
+            ForInInBody.last.withLock { $0 = ForInInBody(body: body.record.site, read: site, error: describe(error)) }
             let host = body.adoption?.pointee.runner ?? Unmanaged.passUnretained(body)
             host._withUnsafeGuaranteedRef { $0.machine.deferError(error) }
         }
         return
     }
+    let read = "the Generator made at \(CoroutineRecord.text(of: site))" + (throughTee ? ", through a tee reader" : "")
+    var origin = ""
+    // The same error, left by a for-in inside that generator's body: say which loop is where.
+    if let inner = ForInInBody.last.withLock({ $0 }), inner.body == site, inner.error == describe(error) {
+        origin = " It comes from a for-in inside that generator's body, which read the Generator made at "
+            + CoroutineRecord.text(of: inner.read)
+            + (inner.read == site ? " (its own generator, running: a body cannot read it)" : "")
+            + ": that loop ended there, and the body ended by throwing the error."
+    }
     fatalError(
-        "RJIterator: \(what) threw \(error) during a for-in outside any generator body, where for-in cannot "
-            + "rethrow it. Iterate with `while let x = try g.nextValue()`, `try g.forEach { ... }` or "
-            + "`try g.collect()` to handle the error (docs/generators.md, \"for-in and errors\")")
+        "RJIterator: a for-in outside any generator body read \(read), whose body threw \(describe(error)); "
+            + "for-in cannot rethrow it.\(origin) Read it with `while let x = try g.nextValue()`, `try g.forEach { ... }` "
+            + "or `try g.collect()` to handle the error (docs/generators.md, \"for-in and errors\")")
+}
+
+/// An error as a message quotes it: the library's own by name, without a second `RJIterator:`.
+func describe(_ error: any Error) -> String {
+    guard let error = error as? GeneratorError else { return "\(error)" }
+    let text = error.description
+    return "GeneratorError.\(error.name)" + (text.hasPrefix("RJIterator: ") ? " (\(text.dropFirst(12)))" : "")
+}
+
+/// The last error a for-in inside a generator's body left to that body (`forInFailed`): what the
+/// message of a for-in outside any body quotes when that body then threw the same error.
+struct ForInInBody: Sendable {
+    let body: UInt64, read: UInt64, error: String
+    static let last = RJMutex<ForInInBody?>(nil)
 }
 
 extension Generator where Input == Void {

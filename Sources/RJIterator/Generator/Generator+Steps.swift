@@ -135,14 +135,15 @@ extension Generator {
     /// Runs on the coroutine's own stack: the body, from its first line to its end.
     @inlinable
     func runBody() {
-        handBack(runToEnd(Yielder<Element, Input>(host: self, id: rj_coro_id(coro.unsafelyUnwrapped))))
+        let coro = coro.unsafelyUnwrapped
+        handBack(runToEnd(Yielder<Element, Input>(id: rj_coro_id(coro), site: record.site), on: coro))
     }
 
     /// Runs the body, from its first line to its end, with `yielder`: on the generator's own
     /// coroutine (`runBody`) or adopted on the stack of the body that delegates to it
     /// (Adoption.swift). Returns how it ended.
     @inlinable @inline(__always)
-    func runToEnd(_ yielder: Yielder<Element, Input>) -> Completion<Return> {
+    func runToEnd(_ yielder: Yielder<Element, Input>, on current: OpaquePointer) -> Completion<Return> {
         let ended: Completion<Return>
         do {
             if releasePolicy == .abandon {
@@ -170,7 +171,7 @@ extension Generator {
         // A for-in that ended because the generator it iterated threw: that error is how the
         // body ended, whatever it did after the loop (Generator+Sequence.swift). It waits on the
         // coroutine host (an adopted body's on its runner).
-        if let error = yielder.host._withUnsafeGuaranteedRef({ $0.machine.takePendingError() }) { return .threw(error) }
+        if let error = yielder.host(on: current)._withUnsafeGuaranteedRef({ $0.machine.takePendingError() }) { return .threw(error) }
         return ended
     }
 

@@ -48,4 +48,18 @@ public enum GeneratorError: Error, Sendable, Equatable, CustomStringConvertible 
                 + "(the generator stays suspended at that yield)"
         }
     }
+
+    /// The case's name, for messages that quote the error.
+    var name: String {
+        switch self {
+        case .alreadyRunning: return "alreadyRunning"
+        case .stackAllocationFailed: return "stackAllocationFailed"
+        case .closed: return "closed"
+        case .delegateAlreadyStarted: return "delegateAlreadyStarted"
+        case .alreadyStarted: return "alreadyStarted"
+        case .notStarted: return "notStarted"
+        case .finished: return "finished"
+        case .ignoredClose: return "ignoredClose"
+        }
+    }
 }

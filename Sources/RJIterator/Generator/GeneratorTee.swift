@@ -19,7 +19,7 @@ extension Generator where Input == Void {
     @inlinable
     public func tee(_ count: Int = 2) -> [TeeReader<Element>] {
         if count < 1 { fatalError("RJIterator: tee needs at least one reader, got \(count)") }
-        let source = TeeSource<Element> { [self] in try self.nextValue() }
+        let source = TeeSource<Element>(site: record.site) { [self] in try self.nextValue() }
         return (0..<count).map { _ in TeeReader(source) }
     }
 }
@@ -91,7 +91,7 @@ extension TeeReader: Sequence {
             do {
                 return try reader.nextValue()
             } catch {
-                forInFailed(error, iterating: "the generator behind a tee reader")
+                forInFailed(error, reading: reader.source.site, throughTee: true)
                 return nil
             }
         }
@@ -114,11 +114,14 @@ final class TeeBlock<Element> {
 @usableFromInline
 final class TeeSource<Element> {
     @usableFromInline let next: () throws -> Element?
+    /// Where the generator was made (`CoroutineRecord.site`), for a for-in's message.
+    @usableFromInline let site: UInt64
     /// Earlier blocks are held only by the readers still in them: the source never looks back.
     @usableFromInline @exclusivity(unchecked) var tail = TeeBlock<Element>()
     @usableFromInline @exclusivity(unchecked) var finished = false
 
-    @usableFromInline init(_ next: @escaping () throws -> Element?) {
+    @usableFromInline init(site: UInt64, _ next: @escaping () throws -> Element?) {
+        self.site = site
         self.next = next
     }
 

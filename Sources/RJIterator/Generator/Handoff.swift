@@ -77,14 +77,13 @@ extension _RJCoroutineHost {
     final func tellOverflowHandlerTheLayout() {
         let base = UInt(bitPattern: object)
         let recordAt = withUnsafeMutablePointer(to: &record) { UInt(bitPattern: $0) } - base
-        let file = Int(recordAt) + MemoryLayout<CoroutineRecord>.offset(of: \CoroutineRecord.file)!
-        let line = Int(recordAt) + MemoryLayout<CoroutineRecord>.offset(of: \CoroutineRecord.line)!
+        let site = Int(recordAt) + MemoryLayout<CoroutineRecord>.offset(of: \CoroutineRecord.site)!
         let kind = Int(recordAt) + MemoryLayout<CoroutineRecord>.offset(of: \CoroutineRecord.kind)!
         let settings = Int(withUnsafeMutablePointer(to: &stackSettings) { UInt(bitPattern: $0) } - base)
         // The same bytes a read through the offsets finds (a stored property's real storage).
-        assert(object.load(fromByteOffset: line, as: UInt32.self) == record.line)
+        assert(object.load(fromByteOffset: site, as: UInt64.self) == record.site)
         assert(object.load(fromByteOffset: settings, as: UInt.self) == stackSettings)
-        rj_set_owner_layout(file, line, kind, settings)
+        rj_set_owner_layout(site, kind, settings)
     }
 
     /// Gives the coroutine's stack back; the generator has no coroutine afterwards.
@@ -163,7 +162,7 @@ extension _RJCoroutineHost {
         if !switchIn(coro, inbox: nil, outbox: nil, completionBox: nil) {
             // The body caught the exit signal and yielded again. Python calls this a
             // RuntimeError; deinit cannot throw, so say it and drop the stack.
-            rj_report("RJIterator: generator ignored close: the \(record.kindName) made at \(record.site) was released "
+            rj_report("RJIterator: generator ignored close: the \(record.kindName) made at \(record.siteText) was released "
                       + "at a yield, and a cleanup of \(bodyThatYielded(coro)) (a defer or a catch) caught the close and "
                       + "yielded again; the rest of the body is dropped without running. Let GeneratorExit go on from "
                       + "cleanups, or close it before releasing it (\(record.howToClose)), where the cleanup's value can be taken")
@@ -179,7 +178,7 @@ extension _RJCoroutineHost {
     final func bodyThatYielded(_ coro: OpaquePointer) -> String {
         guard let top = rj_coro_owner(coro), top != object else { return "its body" }
         return Unmanaged<_RJCoroutineHost>.fromOpaque(top)._withUnsafeGuaranteedRef {
-            "the body of the \($0.record.kindName) made at \($0.record.site), which it delegates to (run on its stack)"
+            "the body of the \($0.record.kindName) made at \($0.record.siteText), which it delegates to (run on its stack)"
         }
     }
 
@@ -189,7 +188,7 @@ extension _RJCoroutineHost {
     final func reportErrorOnRelease(cancelledByRelease: Bool) {
         guard case .threw(let error) = machine.outcome else { return }
         if cancelledByRelease, error is CancellationError { return }
-        rj_report("RJIterator: the \(record.kindName) made at \(record.site) threw \(error) from a cleanup while being "
+        rj_report("RJIterator: the \(record.kindName) made at \(record.siteText) threw \(error) from a cleanup while being "
                   + "closed on release; the error is dropped (a release cannot throw). To handle it, close the generator "
                   + "before releasing it: \(record.howToClose) throws it")
     }

@@ -13,48 +13,46 @@ import CRJContext
 /// let inorder = Generator<Int, Void, Void> { y in try walk(tree, y) }
 /// ```
 public struct Yielder<Element, Input> {
-    /// The coroutine host whose coroutine runs the body: the body's own generator, or, for a body
-    /// adopted by the body that delegates to it (Adoption.swift), the generator at the bottom of
-    /// that stack (the *runner*). A `yield` hands its value out through the host's slots, as its
-    /// resumer set them, and an error a for-in of the body could not throw waits there; what is
-    /// the body's own (its exit, its outcome) is its generator's, the coroutine's owner while it
-    /// runs (`body(on:)`). Unmanaged, used through
-    /// `_withUnsafeGuaranteedRef`: an `unowned(unsafe)` reference is retained around each call.
-    @usableFromInline let host: Unmanaged<_RJCoroutineHost>
+    // Two plain words, no reference: a Yielder may outlive its generator, so everything it
+    // touches is read from the running coroutine once `runningBody()` has checked it is its body.
     /// The id of the body (`rj_coro_id` while it runs), which no other body ever gets: the
     /// misuse check compares it, not an address that a later generator may reuse.
     @usableFromInline let id: UInt64
+    /// Where the body's generator was made (`CoroutineRecord.site`): the misuse message's.
+    @usableFromInline let site: UInt64
 
-    @usableFromInline init(host: _RJCoroutineHost, id: UInt64) {
-        self.host = Unmanaged.passUnretained(host)
+    @usableFromInline init(id: UInt64, site: UInt64) {
         self.id = id
+        self.site = site
     }
 
-    /// The yielder of a body adopted on `host`'s coroutine.
+    /// The running coroutine, which must be this yielder's body; stops the program otherwise.
+    @inlinable @inline(__always)
+    func runningBody() -> OpaquePointer {
+        guard let current = rj_coro_current(), rj_coro_id(current) == id else { yieldOutsideBody(site: site) }
+        return current
+    }
+
+    /// The coroutine host whose coroutine runs the body (`current`, checked): the body's own
+    /// generator or, for a body adopted by the body that delegates to it (Adoption.swift), the
+    /// generator at the bottom of that stack (the *runner*); what the coroutine was made for
+    /// (`rj_coro_arg`), which no adoption changes. A `yield` hands its value out through the
+    /// host's slots, and an error a for-in of the body could not throw waits there; what is the
+    /// body's own (its exit, its outcome) is its generator's (`body(on:)`).
+    @inlinable @inline(__always)
+    func host(on current: OpaquePointer) -> Unmanaged<_RJCoroutineHost> {
+        Unmanaged.fromOpaque(rj_coro_arg(current).unsafelyUnwrapped)
+    }
+
+    /// The same, for the body running now (an async generator's body makes its yielder with it).
     @inlinable
-    init(host: Unmanaged<_RJCoroutineHost>, id: UInt64) {
-        self.host = host
-        self.id = id
-    }
+    var host: Unmanaged<_RJCoroutineHost> { host(on: runningBody()) }
 
     /// The generator whose body runs on `current` (which `runningBody()` checked is this
     /// yielder's): the coroutine's owner (`rj_coro_adopt` makes an adopted body's its owner).
     @inlinable @inline(__always)
     func body(on current: OpaquePointer) -> Unmanaged<_RJCoroutineHost> {
         Unmanaged.fromOpaque(rj_coro_owner(current).unsafelyUnwrapped)
-    }
-
-    /// The running coroutine, which must be this yielder's body; stops the program otherwise.
-    @inlinable @inline(__always)
-    func runningBody() -> OpaquePointer {
-        // Check before touching the host: an escaped Yielder may outlive its generator.
-        guard let current = rj_coro_current(), rj_coro_id(current) == id else {
-            fatalError(
-                "RJIterator: yield called outside its generator's body. A Yielder is valid only "
-                    + "inside the body it was passed to, while that body runs; do not store it or "
-                    + "use it from another generator or thread")
-        }
-        return current
     }
 
     /// Suspends the body and hands `value` to the caller of `next`.
@@ -67,6 +65,7 @@ public struct Yielder<Element, Input> {
     @inlinable @inline(__always) @discardableResult
     public func yield(_ value: Element) throws -> Input {
         let current = runningBody()
+        let host = host(on: current)
         // A for-in of this body whose generator threw left the error here (Generator+Sequence.swift).
         // (Kept on the coroutine host: an adopted body's for-in leaves it there too.)
         if let error = host._withUnsafeGuaranteedRef({ $0.machine.takePendingError() }) { throw error }
@@ -108,9 +107,10 @@ public struct Yielder<Element, Input> {
         // own, or is resumed (Generator+Delegation.swift). Inline up to the adoption: a call less
         // for every generator made per call of a recursive generator.
         let adopter = body(on: current)
+        let host = host(on: current)
         let fresh = inner.machine.takeFresh()
         if fresh, let innerId = inner.adoptionId(on: current, host: host) {
-            return try adopt(inner, on: current, id: innerId, by: adopter)
+            return try adopt(inner, on: current, host: host, id: innerId, by: adopter)
         }
         return try delegate(to: inner, fresh: fresh)
     }
@@ -147,4 +147,19 @@ extension Yielder where Element == Void {
     public func receive() throws -> Input {
         try yield(())
     }
+}
+
+/// A `Yielder` used outside its body: stops, naming its generator by where it was made (the
+/// Yielder carries that: its generator may be gone) and the body that used it, if any (running,
+/// so alive). Out of line: the cold branch of every yield.
+@usableFromInline @inline(never)
+func yieldOutsideBody(site: UInt64) -> Never {
+    var usedIn = "where no generator body runs (after its body ended, while it was suspended, or on another thread)"
+    if let current = rj_coro_current(), let owner = rj_coro_owner(current) {
+        usedIn = "in " + Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { $0.record.bodyText }
+    }
+    fatalError(
+        "RJIterator: yield called outside its generator's body: the Yielder of the Generator made at "
+            + "\(CoroutineRecord.text(of: site)) was used \(usedIn). A Yielder is valid only inside the body it "
+            + "was passed to, while that body runs: do not store it or use it from another generator or thread")
 }

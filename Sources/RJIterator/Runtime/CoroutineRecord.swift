@@ -21,18 +21,35 @@ enum DumpKind: UInt8 {
 /// at its end: a generator is no larger than with loose fields.
 @usableFromInline
 struct CoroutineRecord {
-    /// `#fileID` of the public initialiser's caller.
-    @usableFromInline let file: UnsafePointer<UInt8>?
-    @usableFromInline let line: UInt32
+    /// Where the public initialiser's caller is (`#fileID`, `#line`), in one word: the file's
+    /// static string in the low 48 bits (a user-space address), the line in the high 16 (0: a
+    /// line past 65,535, or none). One word so that a `Yielder` carries it too: the misuse
+    /// message names the generator even after the generator is gone.
+    @usableFromInline let site: UInt64
     /// This coroutine's slot in the registry of live generators (rj_registry.c).
     @usableFromInline var registryHandle: UInt32 = .max
     @usableFromInline let kind: DumpKind
 
     @inlinable
     init(kind: DumpKind, file: StaticString, line: UInt) {
-        self.file = file.hasPointerRepresentation ? file.utf8Start : nil
-        self.line = UInt32(truncatingIfNeeded: line)
+        let path = file.hasPointerRepresentation ? UInt64(UInt(bitPattern: file.utf8Start)) : 0
+        site = path | (line < 1 << 16 ? UInt64(line) << 48 : 0)
         self.kind = kind
+    }
+
+    /// `#fileID` of the public initialiser's caller.
+    @usableFromInline var file: UnsafePointer<UInt8>? { Self.file(of: site) }
+    /// Its `#line`, 0 when unknown.
+    @usableFromInline var line: UInt32 { UInt32(truncatingIfNeeded: site >> 48) }
+
+    @usableFromInline static func file(of site: UInt64) -> UnsafePointer<UInt8>? {
+        UnsafePointer(bitPattern: UInt(truncatingIfNeeded: site & (1 << 48 - 1)))
+    }
+
+    /// A packed site as messages write it: `Demo/main.swift:12`.
+    @usableFromInline
+    static func text(of site: UInt64) -> String {
+        "\(file(of: site).map { String(cString: $0) } ?? "?"):\(site >> 48 == 0 ? "?" : String(site >> 48))"
     }
 
     /// Enters the registry that dumps read; `object` is the generator, unretained.
@@ -43,8 +60,17 @@ struct CoroutineRecord {
 
     /// Where the generator was made, for messages: `Demo/main.swift:12`.
     @usableFromInline
-    var site: String {
-        "\(file.map { String(cString: $0) } ?? "?"):\(line)"
+    var siteText: String { Self.text(of: site) }
+
+    /// Its body, as messages name it: `the body of the Generator made at Demo/main.swift:12`.
+    @usableFromInline
+    var bodyText: String {
+        switch kind {
+        case .generator: return "the body of the Generator made at \(siteText)"
+        case .rjIterator: return "the body of the RJIterator made at \(siteText)"
+        case .rjAsync: return "the rj_async body made at \(siteText)"
+        case .asyncGenerator: return "the body of the AsyncGenerator made at \(siteText)"
+        }
     }
 
     /// What made it, as messages name it.

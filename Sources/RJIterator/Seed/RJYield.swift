@@ -69,13 +69,13 @@ func rjYieldOutsideBody(_ host: Unmanaged<_RJCoroutineHost>?) -> Never {
     let body: String, instead: String
     switch record.kind {
     case .rjAsync:
-        body = "the rj_async body made at \(record.site)"
+        body = "the rj_async body made at \(record.siteText)"
         instead = "in an rj_async body, wait for work with rj_await(...)"
     case .asyncGenerator:
-        body = "the body of the AsyncGenerator made at \(record.site)"
+        body = "the body of the AsyncGenerator made at \(record.siteText)"
         instead = "in an AsyncGenerator's body, yield with try y.yield(value)"
     case .generator, .rjIterator:
-        body = "the body of the Generator made at \(record.site)"
+        body = "the body of the Generator made at \(record.siteText)"
         instead = "in a Generator's body, yield with try y.yield(value)"
     }
     fatalError(head + ", in \(body): rj_yield hands a value only to the next() of the RJIterator whose body calls it; "

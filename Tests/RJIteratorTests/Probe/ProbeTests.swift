@@ -212,10 +212,27 @@ final class ProbeTests: XCTestCase {
         let r = try probe("forin-throws")
         XCTAssertTrue(r.stdout.contains("got 1"))
         // Issue 29: outside any generator body there is nobody to give the error to; the message
-        // names the idioms that throw.
-        XCTAssertTrue(r.stderr.contains("RJIterator: a generator threw Boom() during a for-in outside any generator body"), r.stderr)
+        // names the idioms that throw, and (issue 54) the generator read.
+        let line = try said(r, "made at line ")
+        XCTAssertTrue(r.stderr.contains("RJIterator: a for-in outside any generator body read the Generator made at "
+                                        + "rj_probe/main.swift:\(line), whose body threw Boom(); for-in cannot rethrow it."), r.stderr)
         XCTAssertTrue(r.stderr.contains("while let x = try g.nextValue()"), r.stderr)
         XCTAssertTrue(r.stderr.contains("try g.forEach"), r.stderr)
+        XCTAssertTrue(r.signaled)
+    }
+
+    // Issue 54: a body that reads its own generator with a for-in gets alreadyRunning there; the
+    // for-in outside any body then stops, and says which loop is where, without quoting a second
+    // "RJIterator:" inside its own message.
+    func testAForInOfABodyReadingItsOwnGeneratorSaysWhichLoopIsWhere() throws {
+        let r = try probe("forin-reads-itself")
+        let site = "rj_probe/main.swift:\(try said(r, "made at line "))"
+        XCTAssertTrue(r.stderr.contains("RJIterator: a for-in outside any generator body read the Generator made at \(site), "
+                                        + "whose body threw GeneratorError.alreadyRunning (the generator is already running;"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("It comes from a for-in inside that generator's body, which read the Generator made at "
+                                        + "\(site) (its own generator, running: a body cannot read it)"), r.stderr)
+        XCTAssertEqual(r.stderr.components(separatedBy: "RJIterator:").count, 2, r.stderr)
+        XCTAssertFalse(r.stdout.contains("got"), r.stdout)
         XCTAssertTrue(r.signaled)
     }
 
@@ -244,11 +261,16 @@ final class ProbeTests: XCTestCase {
     }
 
     // Adoption (Adoption.swift): a body run on its delegator's stack is still its own body for
-    // the misuse checks, and an overflow in it names it and the stack it was promised.
+    // the misuse checks, and an overflow in it names it and the stack it was promised. The
+    // message names the yielder's generator and the body that used it (issue 54).
     func testYieldersOfAdoptedBodiesAreCheckedAsAnyOther() throws {
-        for mode in ["adopted-outer-yielder", "adopted-yielder-escape"] {
+        for (mode, owner, user) in [("adopted-outer-yielder", 1, 2), ("adopted-yielder-escape", 2, 1)] {
             let r = try probe(mode)
-            XCTAssertTrue(r.stderr.contains("RJIterator: yield called outside its generator's body"), "\(mode): \(r.stderr)")
+            let lines = try said(r, "outer made at line ").components(separatedBy: ", inner at line ")
+            let site = { (n: Int) in "rj_probe/main.swift:\(lines[n - 1])" }
+            XCTAssertTrue(r.stderr.contains("RJIterator: yield called outside its generator's body: the Yielder of the "
+                                            + "Generator made at \(site(owner)) was used in the body of the Generator made at "
+                                            + "\(site(user))."), "\(mode): \(r.stderr)")
             XCTAssertTrue(r.signaled, mode)
         }
     }
@@ -263,15 +285,22 @@ final class ProbeTests: XCTestCase {
 
     func testEscapedYielderStopsWithMessage() throws {
         let r = try probe("yielder-escape")
-        XCTAssertTrue(r.stderr.contains("RJIterator: yield called outside its generator's body"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("RJIterator: yield called outside its generator's body: the Yielder of the Generator "
+                                        + "made at rj_probe/main.swift:\(try said(r, "made at line ")) was used where no "
+                                        + "generator body runs"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("do not store it"), r.stderr)
         XCTAssertTrue(r.signaled)
     }
 
+    // The yielder's generator is gone by then, and another generator lives at its address: the
+    // message names the old one, which the yielder carries, and the body that used it.
     func testEscapedYielderUsedInAGeneratorAtTheSameAddressStopsWithMessage() throws {
         // ASan's quarantine would keep the old address from being reused: turned off here.
         let r = try probe("yielder-reused-address", environment: ["ASAN_OPTIONS": "quarantine_size_mb=0"])
         XCTAssertTrue(r.stdout.contains("address reused after"), "the probe could not force the reuse: \(r.stdout)")
-        XCTAssertTrue(r.stderr.contains("RJIterator: yield called outside its generator's body"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("RJIterator: yield called outside its generator's body: the Yielder of the Generator "
+                                        + "made at rj_probe/main.swift:\(try said(r, "a made at line ")) was used in the body "
+                                        + "of the Generator made at rj_probe/main.swift:\(try said(r, "b made at line "))."), r.stderr)
         XCTAssertTrue(r.signaled)
         XCTAssertFalse(r.stdout.contains("probe finished"))
     }
@@ -417,6 +446,12 @@ final class ProbeTests: XCTestCase {
 
     /// Each probe mode stops the program (a signal, before the probe's last line) with its
     /// message on stderr.
+    /// What follows `prefix` on the probe's line that starts with it (a line number it said).
+    private func said(_ r: Outcome, _ prefix: String) throws -> String {
+        let line = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix(prefix) }, "no line \(prefix)in \(r.stdout)")
+        return String(line.dropFirst(prefix.count))
+    }
+
     private func assertEachStops(_ cases: [(mode: String, message: String)], file: StaticString = #filePath, line: UInt = #line) throws {
         for (mode, message) in cases {
             let r = try probe(mode)
