@@ -7,15 +7,11 @@ import Glibc
 import Darwin
 #endif
 
-// How a dump reads the coroutines (users' side: docs/debugging.md; fields: docs/swift-core.md, "What a dump reads"):
-// - Every generator object is in a registry (rj_registry.c) from its initialiser to the first
-//   line of its `deinit`; while a dump is announced, an object whose last reference goes waits
-//   in its `deinit`, so no object read here is freed.
-// - A suspended generator is *held* while its stack is read (`holdForDump`: the compare-exchange
-//   a resume uses, which also orders what the body's thread wrote before these reads);
-//   `rj_dump_hold` tells a resume that finds it `running` to wait a moment.
-// - Fields of a generator that runs on another thread are not read (that thread writes them).
-// - Names are looked up after the registry is let go: reading symbol tables takes time.
+// How a dump reads the coroutines (docs/swift-core.md, "What a dump reads"): no object read here
+// is freed meanwhile (a release waits in `deinit` while a dump is announced); a suspended
+// generator is held while its stack is read (`holdForDump`, the compare-exchange a resume
+// uses); a generator running on another thread is not read; names are looked up after the
+// registry is let go.
 
 /// What was read of one generator while the registry was held.
 struct RawCoroutine {
@@ -46,9 +42,8 @@ struct RawCoroutine {
 
 extension RJRuntime {
     /// A snapshot of every live `Generator`, `RJIterator`, `rj_async` task and `AsyncGenerator`:
-    /// kind, state, where it was made, what it waits on and, if suspended, where. Print it for the
-    /// text, or read its values. Any thread may take one, also from inside a body; what it costs
-    /// the program meanwhile: docs/debugging.md ("Costs").
+    /// kind, state, where it was made, what it waits on, where it is suspended. Any thread may
+    /// take one (docs/debugging.md).
     ///
     /// - Parameter stuckAfter: an await suspended at least this many seconds is marked
     ///   `isStuck` (a callback never called, a promise never settled).
@@ -222,7 +217,7 @@ extension RJRuntime {
 
     /// Writes ``dump(stuckAfter:)`` to standard error whenever the process receives `signal`,
     /// without stopping the program; replaces the signal's previous handler. Call it once, early
-    /// (docs/debugging.md, "Threads and signals").
+    /// (docs/debugging.md, "Costs and threads").
     ///
     /// ```swift
     /// RJRuntime.installDumpSignal(SIGUSR1)

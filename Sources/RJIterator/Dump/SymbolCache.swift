@@ -6,8 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-// The names of a dump's frames (RJRuntime+Dump.swift reads the addresses): symbol tables and
-// the runtime's demangler, looked up after the registry is let go.
+// The names of a dump's frames, looked up after the registry is let go.
 
 @_silgen_name("swift_demangle")
 func _swiftDemangle(_ mangled: UnsafePointer<CChar>?, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,

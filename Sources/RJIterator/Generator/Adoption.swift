@@ -1,40 +1,22 @@
 import CRJContext
 import CRJShims
 
-// Adoption: `yieldAll` of a fresh generator runs the generator's body right there, on the
-// delegating body's own stack, as a nested call: no stack of its own, no switch in or out
-// (docs/generators.md, "Delegation: a generator per call at a call's price").
+// Adoption: `yieldAll` of a fresh generator runs its body right there, on the delegating body's
+// stack, as a nested call (docs/generators.md, "Delegation: a generator per call at a call's price").
 //
-// Who is who
-// - The *runner* is the generator whose coroutine runs the bodies: the bottom of the stack of
-//   bodies, its own body's. Its resumer's slots are where every body on it hands values out
-//   (`Yielder.runner`), its state word is what a resume takes, its release closes them all.
-// - An *adopted* generator is `running` from its adoption to its end, and then `completed` with
-//   its kept outcome, as a delegate that runs on a stack of its own is; it stays registered
-//   (a dump lists it, under the runner whose stack holds its frames). The coroutine says the
-//   adopted body is the one running on it (`rj_coro_adopt`: its owner and a new id), so that a
-//   `Yielder`'s check, `rj_yield`, `rj_await`, a for-in's error and the overflow message find it;
-//   the adopter puts its own back when the adopted body ends.
-// - Each level keeps an `Adoption` in the adopter's frame, linked to its adopter's own (if the
-//   adopter runs adopted too) and pointed to by the adopted generator (`adoption`).
-//
-// Operations. A `next` resumes the runner's coroutine: the innermost body's `yield` returns the
-// input, with no chain to walk. `throw(e)` reaches the innermost `yield` as it is (every level of
-// a delegation forwards an error as it is). A close (`return(v)`, `close()`, a release) reaches
-// the innermost `yield` too, and is routed through the levels by Delegation.swift's rules
-// (`routeExit`): the value of a `return(v)` goes down a level only where the `Return` types
-// agree, and each level keeps the exit it passed on, so that when its adopted body ends it goes
-// on as a delegating body does (the inner's value continues the exit; a close stays a close).
-// Any yield spends the exits of the levels below it (ES6: an inner that answers the return by
-// yielding spent it): the resumer clears the runner's mark once the coroutine suspends after a
-// close (`switchIntoBody`).
-//
-// When not: a generator that has started, that someone else also holds, that a layer above
-// built on (a client), or whose promised stack (its stack size, or the default) is not left
-// below the delegating body; or while an error a for-in of the delegating body could not throw
-// waits for its next yield (it waits on the coroutine host, where the adopted body's first yield
-// would take it), gets a coroutine of its own as before (`rj_coro_adopt` says; every
-// stack reserves address space below its nominal size for this: a new stack is a new segment).
+// - The *runner* is the generator whose coroutine runs the bodies (the bottom one): a yield hands
+//   out through its resumer's slots (`Yielder.host(on:)`), a resume takes its state word, its
+//   release closes them all. An *adopted* generator is `running` from its adoption to its end,
+//   then `completed`, as any delegate; the coroutine says its body is the one running
+//   (`rj_coro_adopt`: owner and a new id) for the checks and messages that look, and the adopter
+//   puts its own back at the end. Each level keeps an `Adoption` in the adopter's frame.
+// - A close reaches the innermost `yield` and is routed through the levels by Delegation.swift's
+//   rules (`routeExit`): a `return(v)`'s value goes down a level only where the `Return` types
+//   agree, and each level keeps the exit it passed on; any yield spends the exits below it (ES6),
+//   so the resumer clears the runner's mark once the coroutine suspends after a close.
+// - Not adopted: a generator started, held elsewhere too, built on by a layer above, or whose
+//   promised stack is not left below the delegating body (every stack reserves address space
+//   below its nominal size for this), or while a for-in's error waits on the runner.
 
 /// One level of adoption, kept in the adopting body's frame while the adopted body runs.
 @usableFromInline
@@ -50,10 +32,9 @@ struct Adoption {
     /// The adopted generator's `Return` type: a `return(v)` routed through this level goes on to
     /// the adopted body only if its value is of that type.
     @usableFromInline let innerReturn: Any.Type
-    /// The exit a close routed through this level left for the adopter (a delegating body's
-    /// `exit`, Delegation.swift): `exitMark` is not 0 once one did, and the exit is valid while
-    /// it is the runner's `routedExitMark`; `exitValue` is its `return` value, retained (nil for a
-    /// plain close). Raw, so that a level no close went through has nothing to destroy.
+    /// The exit a close routed through this level left for the adopter: valid while `exitMark`
+    /// is the runner's `routedExitMark`; `exitValue` its `return` value, retained (nil: a plain
+    /// close). Raw, so that a level no close went through has nothing to destroy.
     @usableFromInline var exitMark: UInt64 = 0
     @usableFromInline var exitValue: Unmanaged<PendingReturn>? = nil
 

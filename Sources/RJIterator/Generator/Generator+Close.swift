@@ -2,13 +2,11 @@ import RJLocks
 
 extension Generator {
     /// Closes the generator, whatever its `Return` type (Python's `gen.close()`): the suspended
-    /// `yield` throws the exit signal, cleanups run, and the generator completes without a return
-    /// value (later `next` calls throw ``GeneratorError/closed``). A delegate is closed first; a
-    /// fresh generator completes without running; a completed one is left as it is.
+    /// `yield` throws ``GeneratorExit``, cleanups run, and the generator completes without a value
+    /// (later `next` calls throw ``GeneratorError/closed``). A fresh or completed one is left so.
     ///
-    /// - Throws: an error the body throws while closing, or ``GeneratorError/ignoredClose``
-    ///   when a cleanup yields: the generator then stays suspended at that `yield`, as in
-    ///   Python ("generator ignored GeneratorExit").
+    /// - Throws: an error the body throws while closing, or ``GeneratorError/ignoredClose`` when a
+    ///   cleanup yields (the generator stays suspended there, as in Python).
     ///
     /// ```swift
     /// let lines = Generator<String, Void, Int> { y in defer { print("file closed") }; try y.yield("a"); return 1 }

@@ -1,15 +1,11 @@
 import CRJContext
 import RJLocks
 
-// Delegation between generators (`Yielder.yieldAll`) to a delegate that runs on a stack of its
-// own (docs/generators.md, "Delegation: a generator per call at a call's price"; a fresh one is
-// adopted instead: Adoption.swift): a `next` switches straight into the deepest coroutine of the
-// chain (`resumeChain`); a delegator's body runs again only when its delegate completes
-// (`delegateEnded`). `throw`, `return` and `close` go through each delegating body
-// (Delegation.swift's loop), one level at a time. The links and the flag are the runners'
-// (the generators whose coroutines the bodies run on): a delegating body may itself run adopted.
-// All of a chain is touched by one thread at a time: the one that holds the outermost
-// generator's `running` state. The delegates' own state words stay `running` meanwhile.
+// Delegation to a delegate on a stack of its own (a fresh one is adopted: Adoption.swift): a
+// `next` switches straight into the deepest coroutine of the chain (`resumeChain`); a
+// delegator's body runs again only when its delegate completes. `throw`, `return` and `close` go
+// through each delegating body (Delegation.swift). The links are the runners'; a chain is
+// touched only by the thread holding the outermost generator's `running` state.
 
 extension _RJCoroutineHost {
     /// The deepest generator of the chain of delegates that starts at `self` (`self` if it
@@ -40,9 +36,8 @@ extension _RJCoroutineHost {
         deepestDelegate = nil
     }
 
-    /// Switches into this delegate (`inbox`: the caller's local holding its signal; `outbox`: for
-    /// the value it yields); untyped, as a body that ends keeps its own outcome. Returns `true` when
-    /// its body ended (it is then `completed`). Called by the thread that owns the chain.
+    /// Switches into this delegate, untyped (a body that ends keeps its own outcome); `true` when
+    /// its body ended. Called by the thread that owns the chain.
     @usableFromInline
     final func switchIntoDelegate(outbox: UnsafeMutableRawPointer, inbox: UnsafeMutableRawPointer) -> Bool {
         guard switchIn(coro.unsafelyUnwrapped, inbox: inbox, outbox: outbox, completionBox: nil) else { return false }
@@ -52,9 +47,8 @@ extension _RJCoroutineHost {
 }
 
 extension Generator {
-    /// `next(input)` on a generator whose body is suspended in `yieldAll`: resumes the deepest
-    /// delegate; a delegate that completes resumes its delegator's body, and so on up, until one
-    /// yields. Called holding `running`.
+    /// `next(input)` on a body suspended in `yieldAll`: resumes the deepest delegate, then each
+    /// delegator whose delegate completed, until one yields. Called holding `running`.
     @inlinable
     func resumeChain(with input: Input) throws -> GeneratorStep<Element, Return> {
         var node = deepestDelegate ?? deepestOfChain()
@@ -112,19 +106,15 @@ extension Generator {
 }
 
 extension Yielder {
-    /// `yieldAll(inner)` of an `inner` not adopted, run by a body on `host`'s coroutine (its own,
-    /// or adopted there); `fresh`: `yieldAll` took `inner` from `created` already
-    /// (`takeFresh`). The first step takes `inner` as any operation does; it is kept when it
-    /// yields.
+    /// `yieldAll(inner)` of an `inner` not adopted; `fresh`: `yieldAll` took it from `created`
+    /// already. The first step takes `inner` as any operation does; it is kept when it yields.
     @inlinable @inline(never)
     func delegate<R>(to inner: Generator<Element, Input, R>, fresh: Bool) throws -> R {
         let first = try inner.carryOut(fresh ? .start : inner.machine.begin(GeneratorOperation<Input, R>.delegate),
                                        heldByDelegator: true)
-        // From here `inner` is owned until it completes; if this body leaves `yieldAll` while
-        // `inner` is still suspended, it is handed back.
+        // Owned until it completes; handed back if this body leaves `yieldAll` before.
         defer { inner.machine.giveBackFromDelegator(hasCoroutine: inner.coro != nil) }
-        // The links and the flag of a delegate's end are the coroutine host's (the runner's, when
-        // this body runs adopted): a resume of the chain goes from coroutine to coroutine.
+        // The links and the end flag are the runner's: a resume goes from coroutine to coroutine.
         let host = host
         return try delegateAll(from: body(on: runningBody()), runner: host, first: first, handOut: { value in
             let current = runningBody()

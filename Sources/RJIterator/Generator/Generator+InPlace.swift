@@ -1,17 +1,10 @@
-// A resume for a face over a generator that makes its own result out of the yielded value (the
-// seed API's `RJResult`, Seed/RJIterator.swift): `switchIntoBody` (Generator+Steps.swift) with the
-// value handed over in the slot the body wrote it into, not moved into a `GeneratorStep` first
-// (for an `Any?`, a five-word enum moved twice more through the resumer's frame). Self-contained:
-// it uses the hand-off (`switchIn`) and the state machine as `switchIntoBody` does, and nothing
-// else calls it.
+// `switchIntoBody` for the seed API, which makes its `RJResult` out of the yielded value where
+// the body wrote it (a `GeneratorStep` of an `Any?` would move five words twice more).
 
 extension Generator {
-    /// Resumes the suspended body with `signal`, as `switchIntoBody` does, and hands what it left
-    /// to the face: `yielded` gets the slot holding the value the body yielded, initialised, and
-    /// must move it out; for a body that ended, `ended` gets a call that completes the generator
-    /// as `switchIntoBody` does and gives the step (or throws the body's error), to call once.
-    /// Called holding `running`, taken from `suspended`, on a generator whose body does not
-    /// delegate (`yieldAll`; the seed's bodies cannot).
+    /// Resumes the suspended body with `signal`, holding `running`: `yielded` gets the slot of
+    /// the yielded value and must move it out; for a body that ended, `ended` gets a call that
+    /// completes the generator and gives the step (or throws), to call once. No delegation.
     @inlinable @inline(__always)
     func resume<Result>(
         inPlace signal: consuming ResumeSignal<Input>,

@@ -70,15 +70,10 @@ extension Generator {
         return try switchIntoBody(coro, signal: nil, heldByDelegator: heldByDelegator)
     }
 
-    /// Switches into the body with `signal` (what its pending `yield` gets; nil for its first
-    /// run) and turns what it left into a step. Called holding `running`; gives it back
-    /// (`suspended`) when the body yields, unless `heldByDelegator`, and `completed` when it ends.
-    ///
-    /// The three slots are uninitialised memory of this frame (no optional around them, nothing
-    /// to destroy when the frame ends, no stack protector: nothing in them is an array a write
-    /// could run off): the signal is put in before the switch and moved out by the body; the
-    /// body puts the value it yields, or its outcome, in the other two, and exactly one of them
-    /// is moved out after.
+    /// Switches into the body with `signal` (nil for its first run) and turns what it left into a
+    /// step, holding `running` (given back `suspended` unless `heldByDelegator`, or `completed`).
+    /// The three slots are uninitialised memory of this frame (nothing to destroy, no stack
+    /// protector): the signal is moved out by the body, and exactly one of the others is filled.
     @inlinable @inline(__always)
     func switchIntoBody(
         _ coro: OpaquePointer, signal: consuming ResumeSignal<Input>?, heldByDelegator: Bool = false
@@ -139,9 +134,8 @@ extension Generator {
         handBack(runToEnd(Yielder<Element, Input>(id: rj_coro_id(coro), site: record.site), on: coro))
     }
 
-    /// Runs the body, from its first line to its end, with `yielder`: on the generator's own
-    /// coroutine (`runBody`) or adopted on the stack of the body that delegates to it
-    /// (Adoption.swift). Returns how it ended.
+    /// Runs the body to its end on `current`, its own coroutine (`runBody`) or its adopter's
+    /// (Adoption.swift), whose host is read from it afterwards. Returns how it ended.
     @inlinable @inline(__always)
     func runToEnd(_ yielder: Yielder<Element, Input>, on current: OpaquePointer) -> Completion<Return> {
         let ended: Completion<Return>
@@ -168,9 +162,7 @@ extension Generator {
                 ended = .threw(error)
             }
         }
-        // A for-in that ended because the generator it iterated threw: that error is how the
-        // body ended, whatever it did after the loop (Generator+Sequence.swift). It waits on the
-        // coroutine host (an adopted body's on its runner).
+        // A for-in's error that no yield took is how the body ended (Generator+Sequence.swift).
         if let error = yielder.host(on: current)._withUnsafeGuaranteedRef({ $0.machine.takePendingError() }) { return .threw(error) }
         return ended
     }
@@ -203,9 +195,7 @@ extension Generator {
 }
 
 extension Generator {
-    /// What a completed generator answers `operation` with (its state machine's completed row,
-    /// which takes and changes nothing): the return value a `next` reports, or its error again,
-    /// or `GeneratorError.closed`; `return(v)` answers `v`; `throw(e)` throws `e`.
+    /// What a completed generator answers `operation` with (the machine's completed row).
     @inlinable
     func completedOutcome(for operation: GeneratorOperation<Input, Return>) throws -> Return {
         switch machine.completedAction(operation) {

@@ -2,18 +2,8 @@ import CRJContext
 import RJLocks
 
 /// A stackful generator: a body that runs on its own stack and hands values out with `yield`,
-/// from any depth of calls, resuming where it left off on the next call.
-///
-/// The semantics follow ES6 generators and Python's (this list decides where they differ):
-/// - Nothing runs until the first `next`; the input of that first `next` is ignored.
-///   `yield` returns the input of the `next` that resumed it.
-/// - When the body returns `r`, that call gives `.returned(r)`, and so does every later one.
-///   When the body throws, that call throws the error, and every later one throws it again.
-/// - ``throw(_:)`` makes the suspended `yield` throw; ``return(_:)`` makes it throw a private
-///   exit signal, so `defer` blocks and `catch` clauses run before the generator completes
-///   (a cleanup may yield; the return still completes with its value afterwards).
-/// - Releasing a suspended generator closes it the same way: its `defer`s run and everything
-///   its stack holds is released.
+/// from any depth of calls, resuming where it left off on the next call. It follows ES6's and
+/// Python's generators; docs/generators.md has the semantics beside theirs, and the threads.
 ///
 /// ```swift
 /// let fib = Generator<Int, Void, Void> { y in
@@ -30,32 +20,24 @@ import RJLocks
 /// _ = try echo.next(42)                   // .returned("got 42")
 /// ```
 ///
-/// Threads: a generator runs on the thread that calls `next`, `return` or `throw`, until the
-/// body yields or ends. A suspended generator may be resumed on any thread, one call at a
-/// time; a second call while one runs throws ``GeneratorError/alreadyRunning``. The type is
-/// not `Sendable` (its body and values need not be): to hand one to another thread, vouch
-/// for it yourself (for example `nonisolated(unsafe)`), as with any non-`Sendable` value.
+/// Not `Sendable`: it runs on the thread that calls it, one call at a time (a second call while
+/// one runs throws ``GeneratorError/alreadyRunning``).
 public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// The body until it has ended; then a closure that captures nothing, so that what the
     /// body captured is released when the generator completes, not when it is freed (a body
     /// that captured something holding the generator would otherwise keep it alive forever).
     @usableFromInline @exclusivity(unchecked) var body: (Yielder<Element, Input>) throws -> Return
 
-    /// Makes a generator with a checked `stackSize` (0: the default) and a stack mode (nil:
-    /// the default, but dedicated when a size is given).
+    /// `stackSize` checked (0: the default); `stackMode` nil: the default, dedicated with a size.
     @inlinable
     init(checkedStackSize stackSize: Int, stackMode: StackMode? = nil, kind: DumpKind = .generator,
          file: StaticString, line: UInt, body: @escaping (Yielder<Element, Input>) throws -> Return) {
-        // Read first, and `body` consumed (its lifetime ends where it is stored): an opaque call
-        // between storing `body` and the end of the initialiser (the registration in
-        // `super.init`) otherwise makes the optimiser keep a retain and a release of the
-        // closure's context around it.
+        // Read first, and `body` consumed: an opaque call between storing it and the end of the
+        // initialiser otherwise keeps a retain and a release of its context around it.
         let mode = stackMode?.cValue ?? (stackSize != 0 ? RJ_STACK_DEDICATED : rj_default_stack_mode())
         let settings = UInt(stackSize) | UInt(mode.rawValue) << 48 | UInt(rj_default_backend().rawValue) << 56
         self.body = consume body
-        // No strong reference to the generator may live on its own stack, or a suspended
-        // generator could never be released: go through Unmanaged, never through a cast that
-        // hands back an owned reference.
+        // Unmanaged: a strong reference on its own stack would keep a suspended generator alive.
         super.init(main: { address in
             Unmanaged<Generator>.fromOpaque(address)._withUnsafeGuaranteedRef { $0.runBody() }
         }, stackSettings: settings, kind: kind, file: file, line: line)
@@ -64,15 +46,11 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
     /// Makes a generator; nothing of `body` runs until the first ``next(_:)``.
     ///
     /// - Parameters:
-    ///   - stackSize: usable bytes of the body's stack; `nil` takes
-    ///     ``RJRuntime/defaultStackSize`` (256 KiB). At least ``RJRuntime/minimumStackSize``.
-    ///     The stack is allocated when the body first runs and committed page by page. A size
-    ///     means a dedicated stack.
-    ///   - stackMode: a stack of its own, or a shared run stack with the frames copied out
-    ///     while suspended (``StackMode``); `nil` takes ``RJRuntime/defaultStackMode``.
-    ///   - file: the file the generator is made in, for ``RJRuntime/dump(stuckAfter:)`` and
-    ///     the stack overflow message; leave it out.
-    ///   - line: the line it is made at, for the same; leave it out.
+    ///   - stackSize: usable bytes of the body's stack (a dedicated one); `nil` takes
+    ///     ``RJRuntime/defaultStackSize``. At least ``RJRuntime/minimumStackSize``.
+    ///   - stackMode: ``StackMode``; `nil` takes ``RJRuntime/defaultStackMode``.
+    ///   - file: where the generator is made, for dumps and messages; leave it out.
+    ///   - line: the same; leave it out.
     ///   - body: the generator's code. Call `yield` on the ``Yielder`` it receives, from the
     ///     body or from any function it calls.
     @inlinable
@@ -88,10 +66,8 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
 
     deinit {
         record.unregister()
-        // A generator that completed, or never started, has no coroutine: nothing to close
-        // (tested here, not in the out-of-line close, whose frame costs more than the test).
+        // Tested here, not in the out-of-line close, whose frame costs more than the test.
         if coro != nil { closeOnRelease() }
-        // The outcome or pending value `kept` holds, if it holds a reference (KeptState.swift).
         machine.releaseKept()
     }
 
@@ -112,17 +88,10 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
         try perform(.next(input))
     }
 
-    /// Finishes the generator early with `value`: the suspended `yield` throws a private exit
-    /// signal, so pending `defer` blocks and `catch` clauses run, then the generator completes
-    /// with `.returned(value)` (ES6's `return`).
-    ///
-    /// A cleanup may yield: each value it yields is the result of this call (or of the `next`
-    /// that resumed the cleanup), and once the signal has gone through every cleanup the step
-    /// is `.returned(value)`. A cleanup that returns a value of its own overrides `value`; one
-    /// that throws makes that step throw. A body that catches the signal and yields again stays
-    /// suspended. While the body delegates with `yieldAll`, the inner generator is returned (or
-    /// closed) first. On a generator that never started, or has completed, the result is
-    /// `.returned(value)` and nothing runs; a completed generator keeps its outcome for `next`.
+    /// Finishes the generator early with `value` (ES6's `return`): the suspended `yield` throws
+    /// ``GeneratorExit``, so `defer` blocks and `catch` clauses run (and may yield), then the
+    /// generator completes with `.returned(value)`. docs/generators.md, "Return, throw and
+    /// close, beside ES6 and Python", has every case.
     ///
     /// ```swift
     /// let g = Generator<Int, Void, String> { y in defer { print("cleanup") }; try y.yield(1); return "end" }
@@ -134,11 +103,9 @@ public final class Generator<Element, Input, Return>: _RJCoroutineHost {
         try perform(.returning(value))
     }
 
-    /// Throws `error` into the body at its suspended `yield`. The body may catch it and yield
-    /// again (that value is the result) or end. On a generator that never started, the
-    /// generator completes without running the body and `error` is thrown out (and again by
-    /// every later call). On a completed generator `error` is thrown out and the generator
-    /// keeps its outcome for `next` (as in ES6 and Python).
+    /// Throws `error` into the body at its suspended `yield`, where the body may catch it and
+    /// yield again or end. A generator that never started completes without running its body;
+    /// on a completed one `error` is thrown out and the outcome kept (as in ES6 and Python).
     ///
     /// ```swift
     /// struct Stop: Error {}

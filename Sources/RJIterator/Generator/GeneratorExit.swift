@@ -1,10 +1,8 @@
 import CRJContext
 
 /// Thrown from `yield` into a body being closed (``Generator/return(_:)``, ``Generator/close()``,
-/// release, a delegator's close): Python's `GeneratorExit`. Catch it by type to finish work, then
-/// rethrow it: the close completes once it has gone through every cleanup. It carries the value
-/// `return(_:)` asked for, as ES6's return completion does. Only the library makes one; a body
-/// that swallows it, beside Python: docs/generators.md ("Closing: `GeneratorExit`").
+/// release): Python's `GeneratorExit`, carrying the value `return(_:)` asked for. Catch it by
+/// type to finish work, then rethrow it (docs/generators.md, "Closing: `GeneratorExit`").
 ///
 /// ```swift
 /// let g = Generator<Int, Void, Void> { y in

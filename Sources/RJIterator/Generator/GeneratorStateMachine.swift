@@ -1,17 +1,10 @@
 import CRJContext
 import RJLocks
 
-// The one writer of a generator's state (after swift-async-algorithms' `MergeStateMachine`).
-// docs/swift-core.md ("One state machine") has the table that `begin`, `completedAction` and
-// `resumeAction` follow case by case. Invariants kept here:
-// - Nothing else writes these fields (`.ci/check-structure` checks it).
-// - Only the state word and its hint are touched by two threads at once: `created`/`suspended`
-//   -> `running` is an acquiring compare-exchange, the way back a releasing store, so what the
-//   body wrote is visible to the next resumer on any thread.
-// - A `fail` after the word was taken gives it back as taken (`giveBack`) first.
-// - A delegate is held `running` by its delegating body: the forwarded operations use
-//   `beginForDelegator`, which takes nothing; a delegation that ends early gives it back
-//   (`giveBackFromDelegator`).
+// The one writer of a generator's state (after swift-async-algorithms' `MergeStateMachine`;
+// docs/swift-core.md, "One state machine", has its table). Only the state word and its hint are
+// touched by two threads at once: taking `running` is an acquiring compare-exchange, giving it
+// back a releasing store. A `fail` after the word was taken gives it back first (`giveBack`).
 
 /// A generator's state machine: a view of the generator's `stateWord` and `mayBeFresh` (atomics:
 /// any thread, any time) and `kept` (only the thread holding `running`), separate stored

@@ -1,12 +1,10 @@
-// `tee`'s storage: the values live in a singly linked list of blocks that the readers walk;
-// the source is pulled only by a reader that has read everything so far. A block is freed when
-// the last reader leaves it, so memory holds only the values between the slowest and fastest.
+// `tee`'s storage: a linked list of blocks the readers walk, each freed when its last reader
+// leaves it; the source is pulled only by the reader furthest ahead.
 
 extension Generator where Input == Void {
     /// Splits the generator into `count` readers that each see every value it yields, in order
     /// (Python's `itertools.tee`), advancing it only as far as the reader furthest ahead needs.
-    /// Use the readers from then on. A body that reads its own readers makes a reference cycle:
-    /// close the generator when done (docs/generators.md, "Reference cycles through suspended stacks").
+    /// A body that reads its own readers makes a reference cycle: close it when done.
     ///
     /// ```swift
     /// let numbers = Generator<Int, Void, Void> { y in for i in 1...3 { try y.yield(i) } }

@@ -1,17 +1,13 @@
 import CRJContext
 
-// The switches between a caller and a body: the one file of the module that creates, resumes,
-// suspends and destroys coroutines. Every operation reaches a body through `switchIn` (the
-// resumer's half) and the body comes back through `suspend` (the body's half); a body that ends
-// gives its stack back here (`switchIn` destroys the coroutine). Generator+Steps.swift, the
-// delegation chain (Generator+Delegation.swift) and the close on release switch only through
-// these; the one other reach into the resumer's frame is the body's last act, writing its
-// outcome into `completionBox` (`runBody`, Generator+Steps.swift).
+// The one file of the module that creates, resumes, suspends and destroys coroutines: every
+// operation reaches a body through `switchIn` (the resumer's half) and comes back through
+// `suspend` (the body's half). The one other reach into the resumer's frame is the body's last
+// act, writing its outcome into `completionBox` (`runBody`).
 
 extension _RJCoroutineHost {
-    /// Makes the coroutine the body runs on, with the generator's stack mode; nil (and
-    /// `rj_last_error()` says why) when no stack can be had. Inlined into `startBody`: out of
-    /// line it costs a call and its frame on every generator's start (docs/performance.md).
+    /// Makes the coroutine the body runs on; nil (`rj_last_error()` says why) when no stack can
+    /// be had. Inlined into `startBody`: out of line it costs a call on every generator's start.
     @inlinable @inline(__always)
     final func makeCoroutine(stackSize: Int, backend: rj_backend, shared: Bool) -> OpaquePointer? {
         // Once per process: where the overflow handler reads a coroutine's site and kind.
@@ -25,12 +21,9 @@ extension _RJCoroutineHost {
         return made
     }
 
-    /// The resumer's half of a switch: switches into the body, which runs until it suspends or
-    /// ends, with `inbox`, `outbox` and `completionBox` pointing at the resumer's locals (any
-    /// may be nil: see the fields). Returns `true` when the body ended: its coroutine is then
-    /// destroyed and its stack given back. Called holding `running`. `inline`: the switch is
-    /// inlined here where the coroutine allows it (the hot paths); otherwise it is the C core's
-    /// `rj_coro_resume`, smaller, for the rare paths.
+    /// The resumer's half of a switch, holding `running`: runs the body until it suspends or ends,
+    /// with the three slots pointing at the resumer's locals; `true` when it ended (its coroutine
+    /// then destroyed). `inline: false` takes the C core's `rj_coro_resume`, smaller, for rare paths.
     @inlinable @inline(__always)
     final func switchIn(
         _ coro: OpaquePointer, inbox: UnsafeMutableRawPointer?, outbox: UnsafeMutableRawPointer?,
@@ -39,9 +32,8 @@ extension _RJCoroutineHost {
         self.inbox = inbox
         self.outbox = outbox
         self.completionBox = completionBox
-        // The floating-point control state belongs to the thread (the inline switch does not
-        // carry it, see docs/context-switching.md): debug builds check that the body gave it
-        // back as it found it. (`assert` runs its closure in debug builds only.)
+        // Debug builds check that the body gave the thread's floating-point control state back
+        // (docs/context-switching.md); `assert` runs its closure in debug builds only.
         var fpuBefore: UInt64 = 0
         assert({ fpuBefore = rj_fpu_control_state(); return true }())
         let finished = inline ? rj_coro_resume_inline(coro) : rj_coro_resume(coro)
@@ -93,14 +85,9 @@ extension _RJCoroutineHost {
         self.coro = nil
     }
 
-    /// The body's half of a switch: suspends the running body with `value`; returns how the
-    /// body was resumed. Called on the body's own stack, by `Yielder`, `AsyncYielder`,
-    /// `rj_yield` and the awaits of `rj_async` tasks and async generators, with `current`, the
-    /// running coroutine, which the caller has checked is this generator's.
-    ///
-    /// Both hand-offs go through the resumer's frame, which is blocked in its resume while the
-    /// body runs: the value into its `outbox`, the next signal out of its `inbox`. Through
-    /// `rj_coro_in_resumer`: a shared-stack resumer's frames may be copied out meanwhile.
+    /// The body's half of a switch: hands `value` into the resumer's `outbox`, suspends, and
+    /// returns the signal it finds in the resumer's `inbox` (both through `rj_coro_in_resumer`).
+    /// `current` is the running coroutine, which the caller checked is this generator's.
     @inlinable @inline(__always)
     final func suspend<Element, Input>(
         _ current: OpaquePointer, yielding value: Element, resumedWith _: Input.Type, mayRunAdopted: Bool = false
@@ -117,11 +104,8 @@ extension _RJCoroutineHost {
         _ current: OpaquePointer, handingOut handOut: (UnsafeMutableRawPointer) -> Void, resumedWith _: Input.Type,
         mayRunAdopted: Bool = false
     ) -> ResumeSignal<Input> {
-        // No outbox while closing on release: a body that yields then is abandoned anyway, but
-        // for the first yield of a body adopted on this coroutine, refused (the test is compiled
-        // out where `mayRunAdopted` is false: the async generators' and the seed's suspensions).
-        // The slots are uninitialised memory of the resumer's frame (`switchIntoBody`): the value
-        // is put in, the signal moved out.
+        // No outbox while closing on release: an adopted body's first yield then is refused
+        // (compiled out where `mayRunAdopted` is false). The slots are uninitialised memory.
         if _fastPath(outbox != nil) {
             handOut(rj_coro_in_resumer(current, outbox.unsafelyUnwrapped))
         } else if mayRunAdopted, refusesAdoptedYieldOnRelease(current) {
@@ -132,25 +116,18 @@ extension _RJCoroutineHost {
         return rj_coro_in_resumer(current, inbox.unsafelyUnwrapped).assumingMemoryBound(to: ResumeSignal<Input>.self).move()
     }
 
-    /// A body adopted on this coroutine (Adoption.swift) yields from a cleanup while the release
-    /// of this generator closes them: its frames sit above the adopter's, so it cannot stay
-    /// suspended while the adopter unwinds, as a delegate on a stack of its own does (until its
-    /// own release closes it, which throws the exit signal at that yield). Its first such yield
-    /// throws the exit signal at once instead, and the unwinding goes on; a second one suspends,
-    /// and the release reports an ignored close (docs/generators.md, "Return, throw and close").
+    /// An adopted body yields from a cleanup while release closes it: its frames sit above the
+    /// adopter's, so it cannot stay suspended while the adopter unwinds. Its first such yield
+    /// throws the exit signal at once; a second one is an ignored close (docs/generators.md).
     @usableFromInline @inline(never)
     final func refusesAdoptedYieldOnRelease(_ current: OpaquePointer) -> Bool {
         guard let top = rj_coro_owner(current), top != object else { return false }
         return Unmanaged<_RJCoroutineHost>.fromOpaque(top)._withUnsafeGuaranteedRef { $0.machine.refuseYieldOnRelease() }
     }
 
-    /// Called on release, once the generator has left the registry (so no dump reads or holds
-    /// it) and nobody else holds it, so it cannot be running: a suspended body is closed (its `yield` throws the exit signal, its cleanups
-    /// run, its stack unwinds) or, for a body that cannot take the signal, dropped.
-    ///
-    /// `cancelledByRelease`: the release cancelled the body too (an async generator's: its
-    /// yields and awaits throw `CancellationError` from then on), so a `CancellationError` that
-    /// ends the body is the release's own doing, not an error to report.
+    /// On release, out of the registry and held by nobody: a suspended body is closed (its cleanups
+    /// run) or, if it cannot take the exit signal, dropped. `cancelledByRelease`: the release
+    /// cancelled the body too, so a `CancellationError` that ends it is not reported.
     @usableFromInline
     final func closeOnRelease(cancelledByRelease: Bool = false) {
         guard let coro, machine.beginCloseOnRelease() else { return }

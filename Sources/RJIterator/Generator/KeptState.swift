@@ -1,12 +1,7 @@
-/// What the thread holding a generator's `running` keeps beside the state word: written only by
-/// `GeneratorStateMachine`'s methods, by that thread (or before the word publishes it).
-///
-/// The two fields that can hold references (the outcome, the pending return or error) are kept
-/// as raw bytes, initialised only while their kind byte says so: the struct itself is trivial,
-/// so releasing a generator destroys nothing unless `holdsReferences` (a test of two bytes, where
-/// destroying enums would go through `KeptState`'s value witnesses; docs/performance.md).
-/// GeneratorStateMachine.swift is the one file that initialises and destroys them; the reads are
-/// below, with the helpers that reach the bytes.
+/// What the thread holding a generator's `running` keeps beside the state word, written only by
+/// `GeneratorStateMachine`. The two fields that can hold references are raw bytes, initialised
+/// while their kind byte says so: the struct is trivial, so a release destroys nothing unless
+/// `holdsReferences` (where enums would go through value witnesses on every release).
 @usableFromInline
 struct KeptState {
     /// How the body ended: the bytes of an `ErasedCompletion`, initialised once `outcomeKind` is

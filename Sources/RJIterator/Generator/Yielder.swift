@@ -66,8 +66,7 @@ public struct Yielder<Element, Input> {
     public func yield(_ value: Element) throws -> Input {
         let current = runningBody()
         let host = host(on: current)
-        // A for-in of this body whose generator threw left the error here (Generator+Sequence.swift).
-        // (Kept on the coroutine host: an adopted body's for-in leaves it there too.)
+        // An error a for-in of this body could not throw waits here (Generator+Sequence.swift).
         if let error = host._withUnsafeGuaranteedRef({ $0.machine.takePendingError() }) { throw error }
         switch host._withUnsafeGuaranteedRef({ $0.suspend(current, yielding: value, resumedWith: Input.self, mayRunAdopted: true) }) {
         case .value(let input): return input
@@ -77,16 +76,10 @@ public struct Yielder<Element, Input> {
     }
 
     /// Delegates to `inner` until it returns (ES6 `yield*`, Python `yield from`): its values pass
-    /// through to this generator's caller; inputs and errors are forwarded to it. Meanwhile `inner`
-    /// belongs to this generator (resuming it directly throws ``GeneratorError/alreadyRunning``),
-    /// and a `next` resumes the innermost body directly. Closing this generator closes `inner`
-    /// first, as ES6 does (docs/generators.md, "Return, throw and close, beside ES6 and Python").
-    ///
-    /// A fresh `inner` that only this body holds (a temporary: `yieldAll(makeChild())`) runs
-    /// *adopted*: its body runs here, on this body's stack, as a nested call, with no stack and
-    /// no switch of its own, while its stack size still fits below this body (docs/generators.md,
-    /// "Delegation: a generator per call at a call's price"). That is what makes a generator per
-    /// recursive call cheap.
+    /// through, inputs and errors are forwarded to it, and closing this generator closes `inner`
+    /// first. A fresh `inner` only this body holds (`yieldAll(makeChild())`) runs *adopted*, on
+    /// this body's stack, as a nested call: a generator per recursive call is cheap
+    /// (docs/generators.md, "Delegation: a generator per call at a call's price").
     ///
     /// - Returns: `inner`'s return value.
     /// - Throws: what `inner` throws, or ``GeneratorError/delegateAlreadyStarted`` if `inner`
@@ -102,10 +95,8 @@ public struct Yielder<Element, Input> {
     @inlinable @inline(__always)
     public func yieldAll<R>(_ inner: Generator<Element, Input, R>) throws -> R {
         let current = runningBody()
-        // The first step takes `inner` as any operation does. A fresh one that only this body
-        // holds runs here, adopted (Adoption.swift); otherwise it starts on a coroutine of its
-        // own, or is resumed (Generator+Delegation.swift). Inline up to the adoption: a call less
-        // for every generator made per call of a recursive generator.
+        // A fresh `inner` only this body holds runs here, adopted (Adoption.swift); otherwise on a
+        // coroutine of its own (Generator+Delegation.swift). Inline up to the adoption.
         let adopter = body(on: current)
         let host = host(on: current)
         let fresh = inner.machine.takeFresh()

@@ -1,12 +1,7 @@
 import CRJContext
 
-// The dump's seam: what `RJRuntime.dump()` reads of a coroutine beyond its state and its stack.
-// Every generator carries a `CoroutineRecord` (where it was made, what API made it, its registry
-// slot), set when it is made. An await host (an `rj_async` task, an async generator) also keeps
-// an `AwaitRecord` (what its body's `rj_await` waits on, since when, until when) in its
-// `AwaitState`, which writes it under the host's lock. The hot paths never read either; the dump
-// (Dump/) reads them and, of the objects' other fields, only the state word, the coroutine and
-// the delegation links.
+// The dump's seam: what `RJRuntime.dump()` reads of a coroutine beyond its state and stack
+// (docs/swift-core.md, "What a dump reads"). The hot paths never read these.
 
 /// What a dump reports a coroutine as: the API it was made with.
 @usableFromInline
@@ -14,11 +9,8 @@ enum DumpKind: UInt8 {
     case generator, rjIterator, rjAsync, asyncGenerator
 }
 
-/// What a coroutine says of itself for a dump: set before it is registered, never changed but
-/// for the registry slot, which `register` fills in and `unregister` gives back.
-///
-/// Its last field is a byte, so the generator's small fields declared after it fill the padding
-/// at its end: a generator is no larger than with loose fields.
+/// What a coroutine says of itself for dumps and messages, set when it is made. Its last field
+/// is a byte, so the generator's small fields after it fill the padding at its end.
 @usableFromInline
 struct CoroutineRecord {
     /// Where the public initialiser's caller is (`#fileID`, `#line`), in one word: the file's

@@ -1,9 +1,7 @@
 import CRJContext
 
-/// Process-wide settings and statistics of the context layer under every generator.
-///
-/// All members are thread-safe: settings are read when a generator first runs, so a
-/// change affects the generators that start afterwards.
+/// Process-wide settings and statistics of the context layer under every generator. Thread-safe;
+/// a setting applies to the generators made afterwards.
 ///
 /// ```swift
 /// RJRuntime.defaultStackSize = 64 * 1024   // small bodies, many generators
@@ -20,20 +18,16 @@ public enum RJRuntime {
     /// Whether the assembly backend is compiled into this build.
     public static var fastBackendAvailable: Bool { rj_fast_backend_available() != 0 }
 
-    /// Whether generators made now switch with the inline switch: the fast backend (or shared
-    /// stacks, which always use it) in a build without a sanitizer. Such a switch leaves the floating-point control state (rounding
-    /// mode, exception masks) to the thread: a body restores what it changes before it yields
-    /// (docs/context-switching.md).
+    /// Whether generators made now switch with the inline switch (the fast backend, no sanitizer),
+    /// which leaves the floating-point control state to the thread (docs/context-switching.md).
     ///
     /// ```swift
     /// print(RJRuntime.switchesInline)   // true on x86_64 and arm64 by default
     /// ```
     public static var switchesInline: Bool { rj_switches_inline_by_default() != 0 }
 
-    /// Usable stack size, in bytes, of a generator created without `stackSize:`.
-    /// 256 KiB unless changed. Stacks are committed lazily, so a large value costs address
-    /// space, not memory. The same rule as for a generator's own `stackSize` applies: a value
-    /// below ``minimumStackSize`` stops the program with a message that says what to pass.
+    /// Usable stack size, in bytes, of a generator made without `stackSize:` (256 KiB unless
+    /// changed; committed lazily). Below ``minimumStackSize`` the program stops with a message.
     ///
     /// ```swift
     /// RJRuntime.defaultStackSize = 64 * 1024   // small bodies, many generators
@@ -46,18 +40,16 @@ public enum RJRuntime {
         }
     }
 
-    /// The one stack-size rule (the C core's `rj_check_stack_size`), for a generator's own size
-    /// and for the default: a size it refuses stops the program with its message. A
-    /// `fatalError`, not a `precondition`: an optimised build drops a precondition's message.
+    /// The one stack-size rule (the C core's): a refused size stops the program with its message
+    /// (`fatalError`: an optimised build drops a precondition's message).
     @usableFromInline
     static func checkStackSize(_ size: Int, _ setting: String) {
         if rj_check_stack_size(Int64(size), setting) != 0 { fatalError(String(cString: rj_last_error())) }
     }
 
-    /// The stack mode of the generators made from now on that do not choose one (generators,
-    /// `RJIterator`s, `rj_async` bodies, async generators): ``StackMode/dedicated`` unless
-    /// changed. A generator keeps the mode it was made with. A generator given a `stackSize`
-    /// gets a dedicated stack of that size whatever this says.
+    /// The stack mode of the generators made from now on that do not choose one (`rj_async`
+    /// bodies and `RJIterator`s included): ``StackMode/dedicated`` unless changed or set by
+    /// `RJ_STACK_MODE=shared`. One given a `stackSize` gets a dedicated stack.
     ///
     /// ```swift
     /// RJRuntime.defaultStackMode = .shared   // many suspended generators, a few hundred bytes each
@@ -67,16 +59,13 @@ public enum RJRuntime {
         set { rj_set_default_stack_mode(newValue.cValue) }
     }
 
-    /// Whether this build can make shared-stack generators: it needs the fast context backend
-    /// (x86_64 or arm64, not built with `RJ_CONTEXT_UCONTEXT`). Elsewhere the first `next` of a
-    /// shared-stack generator throws ``GeneratorError/stackAllocationFailed(_:)``.
+    /// Whether this build can make shared-stack generators (the fast backend); elsewhere their
+    /// first `next` throws ``GeneratorError/stackAllocationFailed(_:)``.
     public static var sharedStacksAvailable: Bool { rj_shared_stacks_available() != 0 }
 
-    /// How many run stacks shared-stack generators share (16 unless changed, at most 256),
-    /// each of ``defaultStackSize``. More make it rarer that a generator resumed inside
-    /// another shares its run stack (its frames are then moved for each switch between the
-    /// two) and that two threads wait for the same one. Can be changed only while no
-    /// shared-stack generator exists; otherwise the program stops with a message.
+    /// How many run stacks shared-stack generators share (16 unless changed, at most 256), each
+    /// of ``defaultStackSize``; more make frames move less often. Changed only while no
+    /// shared-stack generator exists (otherwise the program stops with a message).
     ///
     /// ```swift
     /// RJRuntime.sharedRunStackCount = 64   // at the start of the program
@@ -99,14 +88,9 @@ public enum RJRuntime {
     /// The smallest `stackSize` a generator accepts (16 KiB).
     public static var minimumStackSize: Int { Int(rj_min_stack_size()) }
 
-    /// Bytes of inaccessible guard below every stack (64 KiB unless changed, rounded up to
-    /// whole pages); running into it stops the program with
-    /// `RJIterator: stack overflow in the Generator made at ...`.
-    ///
-    /// A frame larger than the guard (a large local array) could jump over it and write into
-    /// whatever lies below; raise the guard for bodies with frames that large. The guard costs
-    /// address space, not memory. A change applies to stacks mapped afterwards (the pool is
-    /// emptied).
+    /// Bytes of guard below every stack (64 KiB unless changed, in whole pages; address space,
+    /// not memory). A frame larger than the guard could jump over it: raise it for bodies with
+    /// very large locals. Applies to stacks mapped afterwards (the pool is emptied).
     ///
     /// ```swift
     /// RJRuntime.guardSize = 256 * 1024   // bodies with very large local buffers
@@ -139,12 +123,8 @@ public enum RJRuntime {
         }
     }
 
-    /// How many pooled stacks keep their memory (64 unless changed, as many as the pool
-    /// holds). The stacks freed most recently keep it and are handed out first; when more
-    /// stacks are pooled than this, the one freed the longest time ago gives its pages back to
-    /// the system (`MADV_DONTNEED`). A program whose number of live generators swings by less
-    /// than this never gives pages back nor faults them in again; lower it to bound the memory
-    /// the pool keeps (each pooled stack keeps the pages its deepest use touched).
+    /// How many pooled stacks keep their memory (64 unless changed): the most recently freed,
+    /// handed out first; the others give their pages back. Lower it to bound the pool's memory.
     ///
     /// ```swift
     /// RJRuntime.stackPoolResidentLimit = 8   // a memory-tight program
@@ -169,13 +149,11 @@ public enum RJRuntime {
     /// Stacks mapped in all (live and pooled).
     public static var mappedStackCount: Int { Int(rj_stats_mapped_stacks()) }
 
-    /// Whether guard pages are installed with `MADV_GUARD_INSTALL` (Linux 6.13+, one memory
-    /// map area per stack) rather than `mprotect` (two areas per stack).
+    /// Whether guards are `MADV_GUARD_INSTALL` markers (Linux 6.13+) rather than `mprotect`.
     public static var guardUsesMadvise: Bool { rj_guard_uses_madvise() != 0 }
 
     /// Makes generators created from now on use the portable `ucontext` backend (`true`) or the
-    /// build's default (`false`); a generator keeps the backend it was created with. For
-    /// benchmarks and tests that compare the two in one process.
+    /// build's default (`false`), to compare the two in one process.
     ///
     /// ```swift
     /// RJRuntime.useUContextBackend(true)
@@ -183,7 +161,6 @@ public enum RJRuntime {
     /// RJRuntime.useUContextBackend(false)
     /// ```
     public static func useUContextBackend(_ on: Bool) {
-        // Asking for the fast backend where it is not compiled in is ignored by the C core.
         rj_set_default_backend(on ? RJ_BACKEND_UCONTEXT : RJ_BACKEND_FAST)
     }
 }

@@ -1,11 +1,8 @@
 import CRJContext
 
-/// Where a generator's frames live while it is suspended (docs/generators.md, "Which stack mode").
-///
-/// - `dedicated`: a stack of its own (committed page by page); the fastest resumes.
-/// - `shared`: one of a few run stacks shared with other generators; a suspended generator's
-///   frames wait in a heap block the size of what they use, copied back before it runs. A
-///   generator resumed from inside others on several threads at once needs `dedicated`.
+/// Where a generator's frames live while it is suspended: a stack of its own (`dedicated`, the
+/// fastest resumes), or one of a few run stacks shared with others (`shared`: a suspended
+/// generator's frames wait in a heap block their size). docs/generators.md, "Which stack mode".
 ///
 /// ```swift
 /// RJRuntime.defaultStackMode = .shared                       // every generator made from now on

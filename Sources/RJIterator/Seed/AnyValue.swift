@@ -1,9 +1,7 @@
-/// Copies and destroys of `Any?` without `Optional<Any>`'s value witnesses (Swift's own take
-/// four or five indirect calls, on the seed API's hot path). An `Any?` is laid out as an `Any`
-/// (three words of value, one of type metadata) whose null metadata word means `nil`: the tag is
-/// read here directly, and a value is copied or destroyed with one witness call, or none when
-/// its type says its bytes are the whole of it (an `Int`, a `Double`, a struct of them that fits
-/// the three words).
+/// Copies and destroys of `Any?` without `Optional<Any>`'s value witnesses (four or five
+/// indirect calls, on the seed API's hot path): an `Any?` is three words of value and one of
+/// metadata, null for `nil`; a value is copied with one witness call, or none when its type is
+/// trivial and inline.
 @usableFromInline
 enum AnyValue {
     /// The type metadata word of an `Any?`, nil for nil.

@@ -64,12 +64,9 @@ public final class RJIterator {
         step(value, given: true)
     }
 
-    /// One step: a `next` of the generator, as `Generator` performs it (its state machine's
-    /// `begin`, then the action). The common one, resuming a suspended body, is inlined where
-    /// `next` is called: the input moves into the channel once the step holds the generator's
-    /// `running` state (so a second thread, or the body itself, calling `next` meanwhile gets
-    /// `alreadyRunning` and touches nothing), and the yielded value moves from the slot the body
-    /// wrote it into straight into the result. Every other action is carried out of line.
+    /// One step, as `Generator` performs it; resuming a suspended body is inlined: the input moves
+    /// into the channel only once the step holds `running` (a concurrent `next` gets
+    /// `alreadyRunning` and touches nothing), the yielded value straight into the result.
     @inlinable @inline(__always)
     func step(_ value: consuming Any?, given: Bool) -> RJResult {
         let action = core.machine.begin(GeneratorOperation<Void, Void>.next(()))

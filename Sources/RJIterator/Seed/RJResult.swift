@@ -11,9 +11,8 @@ public struct RJResult {
 
     /// `true` once the body has returned; every later `next` gives the same result.
     public var done: Bool
-    /// The value, read and written through `value` with `AnyValue`'s copies: what Swift emits
-    /// for an `Any?` is `Optional<Any>`'s generic value witnesses (docs/generators.md, "How the
-    /// untyped values cross").
+    /// The value, read and written through `value` with `AnyValue`'s copies, not `Optional<Any>`'s
+    /// generic value witnesses.
     @usableFromInline var storedValue: Optional<Any>
     /// An error, if the step failed (for an iterator: misuse, such as a resume from its own body).
     public var error: Optional<any Error>
@@ -46,10 +45,8 @@ public struct RJResult {
 }
 
 extension RJResult {
-    /// The value as a `T`: the same as `value as? T`, and much cheaper when the value's type is
-    /// exactly `T` (no dynamic cast: the seed's values are `Any?`, and a cast is most of what
-    /// reading one costs). For an optional `T` it answers as a generic `as? T` does, which Swift
-    /// makes differ from a written-out `as? Int?` for a `nil` wrapped in `Any`.
+    /// The value as a `T`: `value as? T` (as a generic cast answers, for an optional `T`), without
+    /// a dynamic cast when the value's type is exactly `T`: a cast is most of a seed value's cost.
     ///
     /// ```swift
     /// let r = RJResult(value: 42)

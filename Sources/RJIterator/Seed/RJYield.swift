@@ -2,8 +2,7 @@ import CRJContext
 
 /// Suspends the ``RJIterator`` whose body runs on this thread, handing `value` to its caller;
 /// returns `value` after `next()`, `x` after `next(x)`; delegates to a yielded `RJIterator`.
-/// Outside an `RJIterator`'s body (a plain thread, a ``Generator``'s body, an `rj_async` body)
-/// it stops the program with a message that says what to call there instead.
+/// Anywhere else it stops the program with a message that says what to call there instead.
 ///
 /// ```swift
 /// let it = RJIterator { rj_yield("ready") }   // the body returns "go" after it.next("go")

@@ -1,6 +1,6 @@
-/// Where an ``RJIterator``'s values cross between `next` and `rj_yield` (docs/generators.md, "How
-/// the untyped values cross"); the generator's `client`, found by `rj_yield` through the running
-/// coroutine. Touched only by the thread holding the generator's `running` state, hence unchecked.
+/// Where an ``RJIterator``'s inputs and return value cross between `next` and `rj_yield`: the
+/// generator's `client`, found by `rj_yield` through the running coroutine. Touched only by the
+/// thread holding the generator's `running` state, hence unchecked.
 @usableFromInline
 final class SeedChannel {
     /// What the pending `rj_yield` returns, put there by `next(x)`; initialised only while
