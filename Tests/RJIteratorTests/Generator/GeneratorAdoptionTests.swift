@@ -219,6 +219,32 @@ final class GeneratorAdoptionTests: DedicatedStackTestCase {
         }
     }
 
+    // Releasing the outer while an adopted body delegates to a generator on a stack of its own
+    // closes that one first, then the adopted body, then the outer, as a chain of stacks does.
+    func testReleaseClosesAMixedChainInnermostFirst() throws {
+        try onBothBackends {
+            var log: [String] = []
+            do {
+                let held = Generator<Int, Void, Void> { y in
+                    defer { log.append("own stack") }
+                    try y.yield(1)
+                    try y.yield(2)
+                }
+                let outer = Generator<Int, Void, Void> { y in
+                    defer { log.append("outer") }
+                    try y.yieldAll(Generator<Int, Void, Void> { y in
+                        defer { log.append("adopted") }
+                        XCTAssertTrue(runningBodyIsAdopted())
+                        try y.yieldAll(held)
+                    })
+                }
+                XCTAssertEqual(try outer.nextValue(), 1)
+                XCTAssertEqual(held.state, .running)
+            }
+            XCTAssertEqual(log, ["own stack", "adopted", "outer"])
+        }
+    }
+
     // An error a for-in of the delegating body left for its next yield waits for that body: a
     // fresh delegate made meanwhile runs on a stack of its own (the error waits on the coroutine
     // host, where an adopted body's first yield would take it), and its yields do not throw it.
