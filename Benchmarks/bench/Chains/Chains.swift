@@ -31,6 +31,9 @@ struct ChainRows {
                                    sampler: { ChainRows.timedWalk { WalkNode.perSubtree(ChainRows.walkTree, .shared) } })
     let walkYielderDownShared = Row(group, "  the same walk, shared stacks, the Yielder passed down", note: "per walk", unit: "ms",
                                     sampler: { ChainRows.timedWalk { WalkNode.yielderDown(ChainRows.walkTree, .shared) } })
+    let walkAllocationFloor = Row(group, "  the same walk, the Yielder passed down, making and freeing two objects a node",
+                                  note: "per walk", unit: "ms",
+                                  sampler: { ChainRows.timedWalk { WalkNode.yielderDownAllocating(ChainRows.walkTree, .dedicated) } })
     let walkPlain = Row(group, "  the same walk, a plain recursive function appending to an array", note: "per walk", unit: "ms",
                         sampler: {
                             let t0 = now()
@@ -42,7 +45,7 @@ struct ChainRows {
                         })
 
     var all: [Row] {
-        [delegation10, delegation1000, filters10, filters1000, walkPerSubtree, walkYielderDown, walkPlain]
+        [delegation10, delegation1000, filters10, filters1000, walkPerSubtree, walkYielderDown, walkAllocationFloor, walkPlain]
             + (RJRuntime.sharedStacksAvailable ? [walkPerSubtreeShared, walkYielderDownShared] : [])
     }
 
@@ -133,6 +136,31 @@ final class WalkNode: Sendable {
         return Generator(stackMode: mode) { y in try walk(root, y) }
     }
 
+    /// The Yielder-down walk, making and freeing at each node and each empty subtree the two
+    /// objects a generator per subtree allocates there (an object holding a closure, and the
+    /// closure's context): the allocation floor of the per-subtree walk.
+    static func yielderDownAllocating(_ root: WalkNode?, _ mode: StackMode) -> Generator<Int, Void, Void> {
+        func walk(_ node: WalkNode?, _ y: Yielder<Int, Void>) throws {
+            keepOne(Holder { node?.label ?? 0 })
+            guard let node else { return }
+            try walk(node.left, y)
+            try y.yield(node.label)
+            try walk(node.right, y)
+        }
+        return Generator(stackMode: mode) { y in try walk(root, y) }
+    }
+
+    final class Holder {
+        let body: () -> Int
+        init(_ body: @escaping () -> Int) { self.body = body }
+    }
+
+    nonisolated(unsafe) static var kept: Holder?
+
+    /// Keeps `holder` until the next call, which frees it: it escapes, so it is heap-allocated.
+    @inline(never)
+    static func keepOne(_ holder: Holder) { kept = holder }
+
     static func plain(_ node: WalkNode?, into out: inout [Int]) {
         guard let node else { return }
         plain(node.left, into: &out)
@@ -153,6 +181,9 @@ extension ChainRows {
                     why: "two generators a node (a node's and an empty subtree's): their allocations alone are most of it")
         bench.ratio("the walk, the Yielder passed down / a plain recursive function", walkYielderDown, over: walkPlain,
                     target: nil)
+        bench.ratio("the walk, a generator per subtree / its allocation floor (the Yielder down, two objects a node)",
+                    walkPerSubtree, over: walkAllocationFloor, target: nil)
+        bench.ratio("the allocation floor / the Yielder passed down", walkAllocationFloor, over: walkYielderDown, target: nil)
         bench.ratio("a value through 1,000 yieldAll / through 10", delegation1000, over: delegation10, target: 1.5,
                     "<= 1.50x (the cost must not grow with the depth)")
         bench.ratio("a filter level in a chain of 1,000 / of 10", filters1000, over: filters10, target: 1.5,

@@ -112,10 +112,10 @@ enum Workloads {
 extension Workloads {
     /// Why the programs that miss their targets miss them (docs/performance.md, "Where the time goes").
     static let whyMissed: [String: String] = [
-        "N-Queens through conjoin (yieldAll)": "a generator per step of the search: bound by a generator's life, 4x V8's",
+        "N-Queens through conjoin (yieldAll)": "a generator read with for-in per step of the search: a stack's life each (its delegates are adopted)",
         "knight's tours through conjoin": "a generator per step of the search, like N-Queens: bound by a generator's life",
-        "same fringe, a generator per subtree": "a generator per subtree, like the in-order walk: bound by a generator's life",
-        "in-order walk, a generator per subtree": "a generator per node: bound by a generator's life, 4x V8's",
+        "same fringe, a generator per subtree": "a generator per subtree, like the in-order walk: bound by its allocations",
+        "in-order walk, a generator per subtree": "a generator per node: bound by its allocations",
         "prime sieve, a chain of filter generators": "a chain of 2,000 filters: its stacks outgrow the caches (the filter chain target)",
         "send pipeline (seed API: RJIterator, rj_yield)": "the seed API's Any? values: three casts back per value (as! Double) are about half its instructions",
     ]

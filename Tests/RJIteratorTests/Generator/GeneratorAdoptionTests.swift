@@ -9,7 +9,10 @@ import XCTest
 // delegation run both ways (`Delegate`, GeneratorDelegationCloseTests); these pin what is
 // adoption's own: when it happens, the adopted generator's state, threads, stacks, dumps.
 
-final class GeneratorAdoptionTests: XCTestCase {
+// The tests run on dedicated stacks also when the suite runs with shared ones: a shared-stack
+// coroutine adopts only within its first 4 KiB (testASharedStackAdoptsWithinItsBound), which a
+// debug or sanitized build's frames fill within a level or two.
+final class GeneratorAdoptionTests: DedicatedStackTestCase {
     /// A generator per subtree of a tree of `depth` levels, each delegating to its children's.
     private func perSubtree(_ lo: Int, _ hi: Int, stackMode: StackMode? = nil) -> Generator<Int, Void, Void> {
         Generator(stackMode: stackMode) { y in
@@ -41,6 +44,7 @@ final class GeneratorAdoptionTests: XCTestCase {
     // coroutines of their own, each adopting in turn. The walk is the same.
     func testASharedStackAdoptsWithinItsBound() throws {
         guard RJRuntime.sharedStacksAvailable else { return }
+        try XCTSkipIf(RJRuntime.sanitizer != nil, "a sanitized build's frames fill the 4 KiB bound before the first level")
         let before = liveBodies
         var adoptedAtDepth: [Int: Bool] = [:]
         func level(_ depth: Int) -> Generator<Int, Void, Void> {
@@ -212,6 +216,32 @@ final class GeneratorAdoptionTests: XCTestCase {
             }
             XCTAssertEqual(try yieldedValues(outer), [20, 30])
             XCTAssertEqual(caught, [3])
+        }
+    }
+
+    // Releasing the outer while an adopted body delegates to a generator on a stack of its own
+    // closes that one first, then the adopted body, then the outer, as a chain of stacks does.
+    func testReleaseClosesAMixedChainInnermostFirst() throws {
+        try onBothBackends {
+            var log: [String] = []
+            do {
+                let held = Generator<Int, Void, Void> { y in
+                    defer { log.append("own stack") }
+                    try y.yield(1)
+                    try y.yield(2)
+                }
+                let outer = Generator<Int, Void, Void> { y in
+                    defer { log.append("outer") }
+                    try y.yieldAll(Generator<Int, Void, Void> { y in
+                        defer { log.append("adopted") }
+                        XCTAssertTrue(runningBodyIsAdopted())
+                        try y.yieldAll(held)
+                    })
+                }
+                XCTAssertEqual(try outer.nextValue(), 1)
+                XCTAssertEqual(held.state, .running)
+            }
+            XCTAssertEqual(log, ["own stack", "adopted", "outer"])
         }
     }
 

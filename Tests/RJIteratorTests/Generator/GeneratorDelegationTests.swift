@@ -178,8 +178,9 @@ final class GeneratorDelegationTests: XCTestCase {
                     } else if RJRuntime.defaultStackMode == .dedicated {
                         XCTAssertEqual(liveBodies, liveBefore + 1)
                     } else {
-                        // A shared-stack coroutine adopts within its first 4 KiB only.
-                        XCTAssertLessThan(liveBodies, liveBefore + 31)
+                        // A shared-stack coroutine adopts within its first 4 KiB only (a
+                        // sanitized build's frames fill it at once).
+                        XCTAssertLessThanOrEqual(liveBodies, liveBefore + 31)
                     }
                 }
             }
