@@ -1,7 +1,8 @@
 import CRJContext
 
 /// The awaits of one await host's body, one at a time, kept in the host's state machine under
-/// its one lock (an `rj_async` task's, an async generator storage's); these methods are its only transitions.
+/// its one lock (an `rj_async` task's, an async generator storage's); these methods are its only
+/// transitions, and only the machines call them (`AwaitingMachine`; `.ci/check-structure` checks).
 ///
 /// Each `rj_await` begins a *generation*, completed once by whatever comes first (the callback,
 /// its release, a timeout, a promise, a Swift task, the host's cancellation); a completion for
@@ -237,3 +238,66 @@ struct AwaitState {
     }
 }
 
+
+/// A state machine that keeps an await host's awaits (`RJAsyncTaskStateMachine`,
+/// `AsyncGeneratorStateMachine`): every await event is one of its methods, which the host calls
+/// holding its lock; nothing else writes its `awaits` (`.ci/check-structure` checks).
+@usableFromInline
+protocol AwaitingMachine {
+    var awaits: AwaitState { get set }
+}
+
+extension AwaitingMachine {
+    /// The body begins an await of `kind`: its generation and a callback token to reuse, or `nil`
+    /// when the host is cancelled. `answeredBy`: the work answers the await even when the host
+    /// is cancelled (another generator's step); its stop is set in the same hold, so a
+    /// cancellation either comes first (`nil`) or finds the stop and calls it, and never
+    /// completes the await itself.
+    @inlinable
+    mutating func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil,
+                             answeredBy stop: (@Sendable () -> Void)? = nil) -> (generation: UInt64, spare: CallbackToken?)? {
+        var spare: CallbackToken?
+        let generation = awaits.begin(kind, count: count, timeout: timeout, spare: &spare)
+        if generation == 0 { return nil }
+        if let stop { _ = awaits.setStop(stop, for: generation, answersAwait: true) }
+        return (generation, spare)
+    }
+
+    /// What stops the work of await `generation` if the host is cancelled while it waits; `true`
+    /// when the await was cancelled already (the caller stops the work now).
+    @inlinable
+    mutating func setAwaitStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64) -> Bool {
+        awaits.setStop(stop, for: generation)
+    }
+
+    @inlinable
+    mutating func completeAwait(_ result: RJResult, for generation: UInt64) -> AwaitState.Completion {
+        awaits.complete(result, for: generation)
+    }
+
+    @inlinable
+    mutating func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool) -> AwaitState.EarlyTake {
+        awaits.takeEarly(for: generation, keeping: spare, completedByBody: completedByBody)
+    }
+
+    @inlinable
+    mutating func takeAwaitResult() -> RJResult {
+        awaits.takeResult()
+    }
+
+    @inlinable
+    mutating func takeResumedAwait() -> RJResult {
+        awaits.takeResumed()
+    }
+
+    @inlinable
+    mutating func awaitSuspended(_ generation: UInt64) -> AwaitState.Suspension {
+        awaits.bodySuspended(generation)
+    }
+
+    /// The host is cancelled: the pending await, and every later one, gives `CancellationError`.
+    @inlinable
+    mutating func cancelAwaits() -> AwaitState.Cancellation {
+        awaits.cancel()
+    }
+}

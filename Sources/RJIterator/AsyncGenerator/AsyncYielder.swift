@@ -34,7 +34,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     ///
     /// - Returns: the input of the `next` that resumes the body.
     /// - Throws: the error of a `throw(_:)` request; `CancellationError` once the generator is
-    ///   cancelled (a reader's task was, or it is released); ``GeneratorExit`` when it is being
+    ///   cancelled (its last reader's task was, or it is released); ``GeneratorExit`` when it is being
     ///   closed (`return(_:)`, release): catch it to clean up, then rethrow it.
     @inlinable @discardableResult
     public func yield(_ value: Element) throws -> Input {
@@ -46,7 +46,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     }
 
     /// The body's side of a `yield`: hands `value` out, suspends, returns how the body was resumed
-    /// (a reader's cancellation resumes it with `CancellationError` instead of answering anyone).
+    /// (its last reader's cancellation resumes it with `CancellationError` instead of answering anyone).
     @inlinable
     func handOut(_ value: Element) -> ResumeSignal<Input> {
         let current = runningBody()
@@ -56,7 +56,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
             return .error(CancellationError())
         }
         switch host._withUnsafeGuaranteedRef({
-            $0.suspend(current, yielding: AsyncEvent<Element>.yielded(value), resumedWith: AsyncResume<Input>.self)
+            $0.suspend(current, yielding: AsyncHandOut<Element>.value(value), resumedWith: AsyncResumeInput<Input>.self)
         }) {
         case .value(.input(let input)): return .value(input)
         case .value(.awaited):
