@@ -298,6 +298,18 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(r.status, 0)
     }
 
+    // Issue 52: a body that swallows the cancellation of its yields no longer holds its last
+    // reader: the reader is answered within 200 ms, the body reported (it ignored its
+    // cancellation) and closed as on release, its cleanups run.
+    func testABodyThatSwallowsItsLastReadersCancellationIsReportedAndClosed() throws {
+        let r = try probe("async-cancellation-swallowed")
+        XCTAssertEqual(r.stdout.split(separator: "\n").map(String.init),
+                       ["body closed", "reader got CancellationError within 200 ms: true", "probe finished"], r.stdout)
+        XCTAssertTrue(r.stderr.contains("RJIterator: the async generator made at rj_probe/main.swift:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("ignored its cancellation"), r.stderr)
+        XCTAssertEqual(r.status, 0)
+    }
+
     // Issue 29: in every build (CI runs this suite optimised too), once per await, with the
     // await's file and line.
     func testACallbackCalledTwiceIsReportedOncePerAwaitWithItsSite() throws {
