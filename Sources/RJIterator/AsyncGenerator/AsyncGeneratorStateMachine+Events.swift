@@ -101,13 +101,13 @@ extension AsyncGeneratorStateMachine {
         }
         switch request.waiter {
         case .task:
-            return AsyncDelivery(request.waiter, request.operation, answer)
+            return AsyncDelivery(waiter: request.waiter, operation: request.operation, answer: answer)
         case .none:
             keep()
             return nil
         case .body:
             keep()
-            return AsyncDelivery(request.waiter, request.operation, answer)
+            return AsyncDelivery(waiter: request.waiter, operation: request.operation, answer: answer)
         case .nobody:
             return nil
         }

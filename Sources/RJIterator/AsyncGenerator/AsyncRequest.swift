@@ -60,13 +60,6 @@ struct AsyncDelivery {
     @usableFromInline var waiter: AsyncWaiter
     @usableFromInline var operation: Any
     @usableFromInline var answer: AsyncAnswer
-
-    @inlinable
-    init(_ waiter: AsyncWaiter, _ operation: Any, _ answer: AsyncAnswer) {
-        self.waiter = waiter
-        self.operation = operation
-        self.answer = answer
-    }
 }
 
 /// An answer decided before its waiter came, or for a body to take once resumed.
