@@ -21,12 +21,19 @@ public class _RJAwaitHost: @unchecked Sendable {
 
     // MARK: What each kind of host gives: its state machine's await events, under its lock
 
-    /// The body begins an await of `kind`: its generation and a callback token to reuse, or `nil`
-    /// when the host is cancelled (`AwaitingMachine.beginAwait`). `answeredBy`: the work answers
-    /// the await even when the host is cancelled (another generator's step): see the machine's method.
+    /// The body begins an await of `kind`, before its work starts: its generation, or `nil` when
+    /// the host is cancelled (`AwaitingMachine.beginAwait`). `answeredBy`: the work answers the
+    /// await even when the host is cancelled (another generator's step): see the machine's method.
     @usableFromInline
     func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil,
-                    answeredBy stop: (@Sendable () -> Void)? = nil) -> (generation: UInt64, spare: CallbackToken?)? {
+                    answeredBy stop: (@Sendable () -> Void)? = nil) -> UInt64? {
+        preconditionFailure("RJIterator: internal error: an await host without its own state machine")
+    }
+
+    /// An await of `token`'s callback whose work returned without calling it, under the lock
+    /// (`AwaitingMachine.registerAwait`).
+    @usableFromInline
+    func registerAwait(_ kind: AwaitKind, count: Int, timeout: Double?, token: CallbackToken) -> AwaitState.Registration {
         preconditionFailure("RJIterator: internal error: an await host without its own state machine")
     }
 
@@ -44,7 +51,7 @@ public class _RJAwaitHost: @unchecked Sendable {
 
     /// `AwaitingMachine.takeEarly` under the lock.
     @usableFromInline
-    func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool) -> AwaitState.EarlyTake {
+    func takeEarly(for generation: UInt64) -> AwaitState.EarlyTake {
         preconditionFailure("RJIterator: internal error: an await host without its own state machine")
     }
 
@@ -98,23 +105,36 @@ public class _RJAwaitHost: @unchecked Sendable {
         if case .resume = machineCompleteAwait(result, for: generation) { resumeAfterAwait() }
     }
 
-    /// The body's side of an `rj_await` once the work is started: the result if it came already,
-    /// or the suspension until it comes. `spare`: the callback token no work holds any more, kept
-    /// for the next await; `completedByBody`: the work gave `bodyResult()` inside its closure, on
-    /// the body's thread, which completes the await unless a cancellation or timeout did first.
+    /// The body's side of an await begun before its work started (`beginAwait`): the result if
+    /// it came already, or the suspension until it comes.
     @usableFromInline
-    final func suspend(awaiting generation: UInt64, keeping spare: CallbackToken? = nil,
-                       completedByBody: Bool = false, bodyResult: () -> RJResult = { RJResult() }) -> RJResult {
-        switch takeEarly(for: generation, keeping: spare, completedByBody: completedByBody) {
-        case .byBody: return bodyResult()
-        case .stored: return takeResult()
-        case .suspend: break
-        }
+    final func suspend(awaiting generation: UInt64) -> RJResult {
+        if case .stored = takeEarly(for: generation) { return takeResult() }
+        return suspendRegistered(generation)
+    }
+
+    /// The suspension of the body in await `generation` (begun, or registered by an await of a
+    /// callback), until a completion resumes it.
+    @usableFromInline
+    final func suspendRegistered(_ generation: UInt64) -> RJResult {
         // While the body waits nothing else may hold the host (its caller may have let it go):
         // this frame keeps it, and the coroutine and stack it owns, alive until the resume.
         let keptAlive = Unmanaged.passRetained(self)
         defer { keptAlive.release() }
         return switchOut(awaiting: generation)
+    }
+
+    // MARK: The spare callback token
+
+    /// A callback token no work holds any more, for the body's next await of a callback. Only the
+    /// body touches it (one await at a time), and the host once the body has ended (`bodyEnded`).
+    /// It refers back to the host: dropped when the body ends, or the two would keep each other.
+    @usableFromInline @exclusivity(unchecked) final var spareToken: CallbackToken?
+
+    /// The body has ended: its spare token goes (released here, outside any lock).
+    @usableFromInline
+    final func bodyEnded() {
+        spareToken = nil
     }
 
     /// Records `self` as the client of `core`, its body's generator, so that `rj_await` finds it.
@@ -133,11 +153,8 @@ public class _RJAwaitHost: @unchecked Sendable {
     /// `current` without a retain: valid while the body runs (its host outlives it).
     @usableFromInline
     static var currentUnretained: Unmanaged<_RJAwaitHost>? {
-        guard let current = rj_coro_current(), let owner = rj_coro_owner(current) else { return nil }
-        return Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { host in
-            guard host.clientKind == awaitHostClientKind, let client = host.client else { return nil }
-            return Unmanaged<_RJAwaitHost>.fromOpaque(client.toOpaque())
-        }
+        guard let current = rj_coro_current() else { return nil }
+        return host(of: current)
     }
 }
 

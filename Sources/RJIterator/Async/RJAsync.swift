@@ -71,13 +71,13 @@ public func rj_async(file: StaticString = #fileID, line: UInt = #line,
 /// it, or wait for it; every member may be called from any thread. Lifetime: docs/async.md
 /// ("Lifetime of a suspended body").
 public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
-    private let state: RJMutex<RJAsyncTaskStateMachine>
+    private let state: RJHintedMutex<RJAsyncTaskStateMachine>
 
     init(queue: DispatchQueue, file: StaticString, line: UInt, body: @escaping @Sendable () throws -> Void) {
         let core = Generator<UInt64, RJResult, Void>(checkedStackSize: 0, kind: .rjAsync, file: file, line: line) { _ in
             try body()
         }
-        state = RJMutex(RJAsyncTaskStateMachine(core: core))
+        state = RJHintedMutex(RJAsyncTaskStateMachine(core: core))
         super.init(queue: queue)
         adopt(core)
     }
@@ -119,12 +119,12 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     }
 
     private func finish(throwing error: (any Error)? = nil) {
-        let (toRun, toResume, ended, spare) = state.withLock { $0.finish(throwing: error) }
+        let (toRun, toResume, ended) = state.withLock { $0.finish(throwing: error) }
         // Released outside the lock (the body's captures are released with it, and their
         // deinits may call into this task) and before the handlers: when `finally` runs, the
         // body's stack is back in the pool. The spare callback token refers back to the task.
         _ = consume ended
-        _ = consume spare
+        bodyEnded()
         for handler in toRun { handler() }
         for waiter in toResume {
             if let error { waiter.resume(throwing: error) } else { waiter.resume() }
@@ -204,8 +204,12 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     final var currentCore: _RJCoroutineHost? { state.withLock { $0.core } }
 
     override final func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil,
-                                   answeredBy stop: (@Sendable () -> Void)? = nil) -> (generation: UInt64, spare: CallbackToken?)? {
+                                   answeredBy stop: (@Sendable () -> Void)? = nil) -> UInt64? {
         state.withLock { $0.beginAwait(kind, count: count, timeout: timeout, answeredBy: stop) }
+    }
+
+    override final func registerAwait(_ kind: AwaitKind, count: Int, timeout: Double?, token: CallbackToken) -> AwaitState.Registration {
+        state.withLock { $0.registerAwait(kind, count: count, timeout: timeout, token: token) }
     }
 
     override final func machineSetAwaitStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64) -> Bool {
@@ -216,8 +220,8 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
         state.withLock { $0.completeAwait(result, for: generation) }
     }
 
-    override final func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool) -> AwaitState.EarlyTake {
-        state.withLock { $0.takeEarly(for: generation, keeping: spare, completedByBody: completedByBody) }
+    override final func takeEarly(for generation: UInt64) -> AwaitState.EarlyTake {
+        state.withLock { $0.takeEarly(for: generation) }
     }
 
     override final func takeResult() -> RJResult {
@@ -226,7 +230,11 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
 
     override final var awaitRecord: AwaitRecord { state.withLock { $0.awaits.record } }
 
-    public override final var isCancelled: Bool { state.withLock { $0.awaits.cancelled } }
+    /// Asked by every await: the lock word says "not cancelled" without the lock, unless it is held.
+    public override final var isCancelled: Bool {
+        if state.carries(RJAsyncTaskStateMachine.notCancelledHint) { return false }
+        return state.withLock { $0.awaits.cancelled }
+    }
 
     /// A completed await resumes the body on the task's queue.
     override final func resumeAfterAwait() {

@@ -1,7 +1,10 @@
+import RJLocks
+
 /// An `rj_async` task's state machine: its awaits, its body until it ends, and what waits for
-/// the end. The task keeps it under its lock (`RJMutex`); each event is one of its methods, which
-/// returns what the task does outside the lock.
-struct RJAsyncTaskStateMachine: AwaitingMachine {
+/// the end. The task keeps it under its lock (`RJHintedMutex`, whose word says "not cancelled"
+/// while nobody holds it: an await asks that without the lock); each event is one of its
+/// methods, which returns what the task does outside the lock.
+struct RJAsyncTaskStateMachine: AwaitingMachine, RJHintedValue {
     var awaits = AwaitState()
     private(set) var core: Generator<UInt64, RJResult, Void>?
     private var handlers: [@Sendable () -> Void] = []
@@ -12,6 +15,14 @@ struct RJAsyncTaskStateMachine: AwaitingMachine {
     init(core: Generator<UInt64, RJResult, Void>) {
         self.core = core
     }
+
+    /// The lock word's hint while nobody holds it: the task is not cancelled.
+    static var notCancelledHint: UInt32 { 1 }
+
+    var hintToLeave: UInt32 { awaits.cancelled ? 0 : Self.notCancelledHint }
+
+    /// The hint says only what the value says already.
+    mutating func absorbHint(_ hint: UInt32) {}
 
     /// The generator to run the body on; nil when the task was cancelled before it started.
     func coreToRun() -> Generator<UInt64, RJResult, Void>? {
@@ -38,7 +49,7 @@ struct RJAsyncTaskStateMachine: AwaitingMachine {
 
     /// The body has ended (or will never start): what to run, resume and release outside the lock.
     mutating func finish(throwing error: (any Error)?)
-        -> ([@Sendable () -> Void], [CheckedContinuation<Void, any Error>], Generator<UInt64, RJResult, Void>?, CallbackToken?)
+        -> ([@Sendable () -> Void], [CheckedContinuation<Void, any Error>], Generator<UInt64, RJResult, Void>?)
     {
         finished = true
         thrown = error
@@ -46,6 +57,6 @@ struct RJAsyncTaskStateMachine: AwaitingMachine {
             handlers = []
             waiters = []
         }
-        return (handlers, waiters, core.take(), awaits.bodyEnded())
+        return (handlers, waiters, core.take())
     }
 }

@@ -57,16 +57,16 @@ extension AsyncGeneratorStorage {
         // so a cancellation never completes it in between.
         var stop: (@Sendable () -> Void)?
         if reads { stop = { self.readerCancelled(id, lastReader: false) } }
-        guard let (generation, spare) = current.beginAwait(.nextStep, answeredBy: stop) else {
+        guard let generation = current.beginAwait(.nextStep, answeredBy: stop) else {
             return try answerWithoutWaiting(id, reads: reads)
         }
         if let kept = state.withLock({ $0.waiterArrives(id, .body(current, generation: generation)) }) {
             // Answered meanwhile: the await begun is completed at once.
             current.completeAwait(RJResult(), for: generation)
-            _ = current.suspend(awaiting: generation, keeping: spare)
+            _ = current.suspend(awaiting: generation)
             return try typed(kept.answer, of: kept.operation).get()
         }
-        let awaited = current.suspend(awaiting: generation, keeping: spare)
+        let awaited = current.suspend(awaiting: generation)
         if let error = awaited.error {
             // Resumed without its answer (its own body closed): as a cancelled host.
             do { return try answerWithoutWaiting(id, reads: reads) } catch is CancellationError { throw error }

@@ -225,8 +225,6 @@ extension AsyncGeneratorStateMachine {
         /// The answers, in order: the turn's request (the outcome at hand, or `CancellationError`
         /// for the reads of a closing turn), then the requests left waiting (the kept outcome).
         @usableFromInline var deliveries: [AsyncDelivery]
-        /// The spare callback token, to release outside the lock.
-        @usableFromInline var spare: CallbackToken?
     }
 
     /// The body has ended; `result` (a `Result<GeneratorStep<Element, Return>, any Error>`) is
@@ -237,7 +235,7 @@ extension AsyncGeneratorStateMachine {
             preconditionFailure("RJIterator: internal error: an async generator's body ended without a turn")
         }
         let ending: Ending = awaits.cancelled && !turn.released ? .byCancellation : .normally
-        var end = AfterEnd(servedCaller: false, deliveries: [], spare: awaits.bodyEnded())
+        var end = AfterEnd(servedCaller: false, deliveries: [])
         switch turn.serving {
         case .caller:
             end.servedCaller = true

@@ -138,6 +138,9 @@ struct AsyncGeneratorStateMachine: RJHintedValue, AwaitingMachine {
     @inlinable static var idleHint: UInt32 { 1 }
     /// The same with a caller's turn running: it ends with one compare-exchange back to idle.
     @inlinable static var callerTurnHint: UInt32 { 2 }
+    /// Any other state whose awaits are not cancelled (the value says the rest): an await asks
+    /// it without the lock. Every hint but 0 says "not cancelled".
+    @inlinable static var notCancelledHint: UInt32 { 3 }
 
     /// What `callerArrives` decided.
     @usableFromInline
@@ -214,15 +217,16 @@ struct AsyncGeneratorStateMachine: RJHintedValue, AwaitingMachine {
     /// `idleHint`): 0 for every other state.
     @inlinable
     var hintToLeave: UInt32 {
-        guard capacity == 0, case .empty = queue else { return 0 }
+        if awaits.cancelled { return 0 }
+        guard capacity == 0, case .empty = queue else { return Self.notCancelledHint }
         switch body {
         case .suspended:
             return Self.idleHint
         case .running(let turn):
             if case .caller = turn.serving, !turn.released { return Self.callerTurnHint }
-            return 0
+            return Self.notCancelledHint
         case .fresh, .ended:
-            return 0
+            return Self.notCancelledHint
         }
     }
 
@@ -230,7 +234,11 @@ struct AsyncGeneratorStateMachine: RJHintedValue, AwaitingMachine {
     /// without touching this value, which becomes what the hint says.
     @inlinable
     mutating func absorbHint(_ hint: UInt32) {
-        body = hint == Self.callerTurnHint ? .running(Turn(.caller)) : .suspended
+        switch hint {
+        case Self.idleHint: body = .suspended
+        case Self.callerTurnHint: body = .running(Turn(.caller))
+        default: break
+        }
     }
 
     /// Where the body is, as `AsyncGenerator.state` reports it.

@@ -48,12 +48,15 @@ extension AsyncGeneratorStorage {
         typealias Machine = AsyncGeneratorStateMachine
         // Idle, as the lock word says: the turn is this caller's, with one compare-exchange.
         if state.transition(from: Machine.idleHint, to: Machine.callerTurnHint) {
-            let step = serve(operation)
-            if case .success(.yielded(.value(let value))) = step,
-               state.transition(from: Machine.callerTurnHint, to: Machine.idleHint) {
-                return .answered(.success(.yielded(value)))
+            do {
+                let step = try serve(operation)
+                if case .yielded(.value(let value)) = step, state.transition(from: Machine.callerTurnHint, to: Machine.idleHint) {
+                    return .answered(.success(.yielded(value)))
+                }
+                return callerTurnEnded(operation, .success(step))
+            } catch {
+                return callerTurnEnded(operation, .failure(error))
             }
-            return callerTurnEnded(operation, step)
         }
         return serveCallerSlowly(operation)
     }
@@ -72,7 +75,7 @@ extension AsyncGeneratorStorage {
         case .wait:
             return .later
         }
-        return callerTurnEnded(operation, serve(operation))
+        return callerTurnEnded(operation, Result { try serve(operation) })
     }
 
     /// The caller's turn ended other than at a `yield` with nobody behind: someone came, a buffer,
@@ -101,6 +104,7 @@ extension AsyncGeneratorStorage {
     @inlinable
     func callerTurnEnded(_ result: Result<Step, any Error>) -> Attempt {
         let end = state.withLock { $0.turnEnded { result } }
+        bodyEnded()
         if !end.deliveries.isEmpty {
             let box = UncheckedBox(value: end.deliveries)
             queue.async { for delivery in box.value { self.deliver(delivery) } }
@@ -129,10 +133,10 @@ extension AsyncGeneratorStorage {
 
     /// One step of the core for `operation`.
     @inlinable @inline(__always)
-    func serve(_ operation: Operation) -> CoreStep {
+    func serve(_ operation: Operation) throws -> GeneratorStep<AsyncHandOut<Element>, Return> {
         // The hot path, a `next`, folds to its one case; the others are rare.
-        if case .next(let input) = operation { return Result { try core.perform(.next(.input(input))) } }
-        return Result { try core.performOutOfLine(Self.coreOperation(operation)) }
+        if case .next(let input) = operation { return try core.perform(.next(.input(input))) }
+        return try core.performOutOfLine(Self.coreOperation(operation))
     }
 
     /// `operation` as the core takes it: inputs wrapped (the core is also resumed with awaits'
@@ -190,6 +194,7 @@ extension AsyncGeneratorStorage {
     @inlinable
     func turnEnded(_ result: Result<Step, any Error>) {
         let end = state.withLock { $0.turnEnded { result } }
+        bodyEnded()
         for delivery in end.deliveries { deliver(delivery, atHand: result) }
     }
 

@@ -45,8 +45,12 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
     // MARK: The await host's part: the machine's await events, under the lock
 
     override func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil,
-                             answeredBy stop: (@Sendable () -> Void)? = nil) -> (generation: UInt64, spare: CallbackToken?)? {
+                             answeredBy stop: (@Sendable () -> Void)? = nil) -> UInt64? {
         beginAwaitOf(state, kind, count: count, timeout: timeout, answeredBy: stop)
+    }
+
+    override func registerAwait(_ kind: AwaitKind, count: Int, timeout: Double?, token: CallbackToken) -> AwaitState.Registration {
+        registerAwaitOf(state, kind, count: count, timeout: timeout, token: token)
     }
 
     override func machineSetAwaitStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64) -> Bool {
@@ -57,8 +61,8 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         state.withLock { $0.completeAwait(result, for: generation) }
     }
 
-    override func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool) -> AwaitState.EarlyTake {
-        takeEarlyOf(state, for: generation, keeping: spare, completedByBody: completedByBody)
+    override func takeEarly(for generation: UInt64) -> AwaitState.EarlyTake {
+        state.withLock { $0.takeEarly(for: generation) }
     }
 
     override func takeResult() -> RJResult {
@@ -67,11 +71,12 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
 
     override var awaitRecord: AwaitRecord { state.withLock { $0.awaits.record } }
 
-    /// A relay asks this before each step: a body running its caller's turn, as the lock word says,
-    /// is not cancelled (a cancelled generator is never in a fast state), and that costs no lock.
+    /// Every await of the body and every step of a relay ask this: a lock word that carries a hint
+    /// says "not cancelled" (`notCancelledHint`; a cancelled generator is never in a fast state),
+    /// and that costs no lock.
     override var isCancelled: Bool {
-        if state.carries(AsyncGeneratorStateMachine.callerTurnHint) { return false }
-        return state.withLock { $0.awaits.cancelled }
+        if state.carriesHint { return false }
+        return isCancelledForUsers
     }
 
     override func resumeAfterAwait() {
@@ -128,6 +133,7 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         // Nobody waits on a released generator; reads left waiting behind an ignored
         // cancellation get the kept outcome (the error is the body's, not the reader's).
         let end = state.withLock { $0.turnEnded { Result<Step, any Error>.failure(CancellationError()) } }
+        bodyEnded()
         for delivery in end.deliveries { deliver(delivery) }
     }
 
@@ -243,13 +249,13 @@ extension GeneratorOperation {
 /// generic: a generic class's method would copy the state through its value witnesses.
 @usableFromInline
 func beginAwaitOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, _ kind: AwaitKind, count: Int, timeout: Double?,
-                  answeredBy stop: (@Sendable () -> Void)?) -> (generation: UInt64, spare: CallbackToken?)? {
+                  answeredBy stop: (@Sendable () -> Void)?) -> UInt64? {
     state.withLock { $0.beginAwait(kind, count: count, timeout: timeout, answeredBy: stop) }
 }
 
-/// `takeEarly` of an async generator's state machine, under its lock (as `beginAwaitOf`).
+/// `registerAwait` of an async generator's state machine, under its lock (as `beginAwaitOf`).
 @usableFromInline
-func takeEarlyOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, for generation: UInt64,
-                 keeping spare: CallbackToken?, completedByBody: Bool) -> AwaitState.EarlyTake {
-    state.withLock { $0.takeEarly(for: generation, keeping: spare, completedByBody: completedByBody) }
+func registerAwaitOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, _ kind: AwaitKind, count: Int, timeout: Double?,
+                     token: CallbackToken) -> AwaitState.Registration {
+    state.withLock { $0.registerAwait(kind, count: count, timeout: timeout, token: token) }
 }

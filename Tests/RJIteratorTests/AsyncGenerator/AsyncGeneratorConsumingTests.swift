@@ -124,14 +124,17 @@ final class AsyncGeneratorConsumingTests: XCTestCase {
         let (stream, c) = AsyncStream<Int>.makeStream()
         c.onTermination = { why in log.add("terminated \(why)") }
         c.yield(1)
-        let reader = Task {
-            var values: [Int] = []
-            let gen = AsyncGenerator<Int, Void, Void> { y in
+        @Sendable func reading() -> AsyncGenerator<Int, Void, Void> {
+            AsyncGenerator<Int, Void, Void> { y in
                 log.add("started")
                 defer { log.add("cleanup") }
                 do { try y.yieldAll(stream) } catch { log.add("yieldAll threw \(type(of: error))"); throw error }
             }
-            for try await x in gen { values.append(x) }
+        }
+        // The loop's iterator holds the only reference (a `let` holding it too would be another reader).
+        let reader = Task {
+            var values: [Int] = []
+            for try await x in reading() { values.append(x) }
             return values
         }
         try await eventually { log.all == ["started"] }
