@@ -48,15 +48,11 @@ extension AsyncGeneratorStorage {
         typealias Machine = AsyncGeneratorStateMachine
         // Idle, as the lock word says: the turn is this caller's, with one compare-exchange.
         if state.transition(from: Machine.idleHint, to: Machine.callerTurnHint) {
-            do {
-                let step = try serve(operation)
-                if case .yielded(.value(let value)) = step, state.transition(from: Machine.callerTurnHint, to: Machine.idleHint) {
-                    return .answered(.success(.yielded(value)))
-                }
-                return callerTurnEnded(operation, .success(step))
-            } catch {
-                return callerTurnEnded(operation, .failure(error))
+            let step = Result { try serve(operation) }
+            if case .success(.yielded(.value(let value))) = step, state.transition(from: Machine.callerTurnHint, to: Machine.idleHint) {
+                return .answered(.success(.yielded(value)))
             }
+            return callerTurnEnded(operation, step)
         }
         return serveCallerSlowly(operation)
     }

@@ -98,13 +98,24 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: AsyncGenerator<Element, Input, R>) throws -> R {
-        try delegateAll(from: host, first: inner.awaitStep(.delegate), handOut: handOut, step: { operation in
+        // This body's await host, found once: each step awaits in it (no lookup of the running
+        // coroutine's host per value).
+        let awaiting = awaitHost
+        let storage = inner.storage
+        return try delegateAll(from: host, first: storage.awaitStep(.delegate, in: awaiting), handOut: handOut, step: { operation in
             do {
-                return try inner.awaitStep(operation)
+                return try storage.awaitStep(operation, in: awaiting)
             } catch {
-                return try delegatedStepFailed(error, inner: inner.storage)
+                return try delegatedStepFailed(error, inner: storage)
             }
         })
+    }
+
+    /// The await host of this yielder's body (its async generator's storage).
+    @inlinable
+    var awaitHost: _RJAwaitHost {
+        _ = runningBody()
+        return host._withUnsafeGuaranteedRef { Unmanaged<_RJAwaitHost>.fromOpaque($0.client.unsafelyUnwrapped.toOpaque()).takeUnretainedValue() }
     }
 
     /// A forwarded step of `yieldAll(_:)` threw `error`: `nil` when the inner completed by closing,
