@@ -47,7 +47,7 @@ extension AsyncGeneratorStorage {
     }
 
     /// Suspends the body of `current` in an await until request `id` is answered. Cancelling
-    /// `current` withdraws a read (its answer, if decided before, is still delivered); a command
+    /// `current` withdraws a read (its answer, if decided before, is still given); a command
     /// from a cancelled host still acts, its answer dropped when it cannot be waited for.
     @inlinable
     func awaitAnswer(of id: UInt64, _ operation: Operation, in current: _RJAwaitHost) throws -> Step {

@@ -8,13 +8,13 @@ extension AsyncGeneratorStateMachine {
     @usableFromInline
     struct CancelAction {
         /// The withdrawn read's waiter, answered `CancellationError`.
-        @usableFromInline var delivery: AsyncDelivery?
+        @usableFromInline var answer: AsyncWaiterAnswer?
         /// The body's pending await, to interrupt (its last reader is gone): stop the work,
         /// resume the body with `CancellationError`.
         @usableFromInline var interrupt: AwaitState.Cancellation?
 
-        @inlinable init(delivery: AsyncDelivery? = nil, interrupt: AwaitState.Cancellation? = nil) {
-            self.delivery = delivery
+        @inlinable init(answer: AsyncWaiterAnswer? = nil, interrupt: AwaitState.Cancellation? = nil) {
+            self.answer = answer
             self.interrupt = interrupt
         }
     }
@@ -39,7 +39,7 @@ extension AsyncGeneratorStateMachine {
             // The step goes on for nobody: kept for the next read, or dropped.
             turn.serving = keepsWithdrawnSteps ? .ahead : .dropping
             body = .running(turn)
-            return CancelAction(delivery: answer(request, .cancellation) { .cancellation })
+            return CancelAction(answer: answer(request, .cancellation) { .cancellation })
         case .closing(let closers) where closers.contains(where: { $0.id == id }):
             return CancelAction()
         default:
@@ -54,7 +54,7 @@ extension AsyncGeneratorStateMachine {
             body = .running(turn)
             return CancelAction(interrupt: awaits.cancel())
         }
-        return CancelAction(delivery: answer(request, .cancellation) { .cancellation })
+        return CancelAction(answer: answer(request, .cancellation) { .cancellation })
     }
 
     /// What `lastReaderLeaves` decided.

@@ -2,7 +2,7 @@ import RJLocks
 
 // The async generator state machine's transitions for requests that wait, turns, cancellation
 // and release, following the table in AsyncGeneratorStateMachine.swift's header. Each returns
-// the waiters it let go of with their answers (`AsyncDelivery`), for the storage to resume
+// the waiters it let go of with their answers (`AsyncWaiterAnswer`), for the storage to resume
 // outside the lock.
 
 extension AsyncGeneratorStateMachine {
@@ -94,20 +94,20 @@ extension AsyncGeneratorStateMachine {
     /// `request` gets `answer`: its waiter is let go of, with the answer (`box` makes a kept
     /// answer of one at hand); a request without a waiter, or whose waiter is a body, keeps it.
     @usableFromInline
-    mutating func answer(_ request: AsyncRequest, _ answer: AsyncAnswer, box: () -> AsyncAnswer) -> AsyncDelivery? {
+    mutating func answer(_ request: AsyncRequest, _ answer: AsyncAnswer, box: () -> AsyncAnswer) -> AsyncWaiterAnswer? {
         func keep() {
             let kept = if case .atHand = answer { box() } else { answer }
             self.kept.append(AsyncKeptAnswer(id: request.id, operation: request.operation, answer: kept))
         }
         switch request.waiter {
         case .task:
-            return AsyncDelivery(waiter: request.waiter, operation: request.operation, answer: answer)
+            return AsyncWaiterAnswer(waiter: request.waiter, operation: request.operation, answer: answer)
         case .none:
             keep()
             return nil
         case .body:
             keep()
-            return AsyncDelivery(waiter: request.waiter, operation: request.operation, answer: answer)
+            return AsyncWaiterAnswer(waiter: request.waiter, operation: request.operation, answer: answer)
         case .nobody:
             return nil
         }
@@ -119,12 +119,12 @@ extension AsyncGeneratorStateMachine {
     @usableFromInline
     enum AfterYield {
         /// The value goes to this waiter (if any), then the turn goes on with `then`.
-        case answer(AsyncDelivery?, then: Next)
+        case answer(AsyncWaiterAnswer?, then: Next)
         /// The body is cancelled: its `yield` is refused (resume it with `CancellationError`).
         case refuse
         /// The cancelled body yielded again after a refusal: these get `CancellationError` now,
         /// and the body is closed as on release.
-        case ignoredCancellation([AsyncDelivery])
+        case ignoredCancellation([AsyncWaiterAnswer])
         /// The generator was released: close the body at this `yield`.
         case closeForRelease
     }
@@ -138,8 +138,8 @@ extension AsyncGeneratorStateMachine {
         if turn.released { return .closeForRelease }
         switch turn.serving {
         case .request(let request):
-            let delivery = answer(request, .atHand) { .yielded(value()) }
-            return .answer(delivery, then: nextTurnAfterAnswer())
+            let waiterAnswer = answer(request, .atHand) { .yielded(value()) }
+            return .answer(waiterAnswer, then: nextTurnAfterAnswer())
         case .caller:
             preconditionFailure("RJIterator: internal error: a caller's turn yielded through the storage's loop")
         case .closing(let closers):
@@ -164,8 +164,8 @@ extension AsyncGeneratorStateMachine {
             queue = .empty
             let head = waiting.pop()
             if !waiting.isEmpty { queue = .waiting(waiting) }
-            let delivery = answer(head, .atHand) { .yielded(value()) }
-            return .answer(delivery, then: nextTurnAfterAnswer())
+            let waiterAnswer = answer(head, .atHand) { .yielded(value()) }
+            return .answer(waiterAnswer, then: nextTurnAfterAnswer())
         case .empty:
             queue = .ahead(FIFO(value()))
             return .answer(nil, then: nextForKept())
@@ -224,7 +224,7 @@ extension AsyncGeneratorStateMachine {
         @usableFromInline var servedCaller: Bool
         /// The answers, in order: the turn's request (the outcome at hand, or `CancellationError`
         /// for the reads of a closing turn), then the requests left waiting (the kept outcome).
-        @usableFromInline var deliveries: [AsyncDelivery]
+        @usableFromInline var answers: [AsyncWaiterAnswer]
     }
 
     /// The body has ended; `result` (a `Result<GeneratorStep<Element, Return>, any Error>`) is
@@ -235,15 +235,15 @@ extension AsyncGeneratorStateMachine {
             preconditionFailure("RJIterator: internal error: an async generator's body ended without a turn")
         }
         let ending: Ending = awaits.cancelled && !turn.released ? .byCancellation : .normally
-        var end = AfterEnd(servedCaller: false, deliveries: [])
+        var end = AfterEnd(servedCaller: false, answers: [])
         switch turn.serving {
         case .caller:
             end.servedCaller = true
         case .request(let request):
-            if let delivery = answer(request, .atHand, box: { .result(result()) }) { end.deliveries.append(delivery) }
+            if let waiterAnswer = answer(request, .atHand, box: { .result(result()) }) { end.answers.append(waiterAnswer) }
         case .closing(let closers):
             for closer in closers {
-                if let delivery = answer(closer, .cancellation, box: { .cancellation }) { end.deliveries.append(delivery) }
+                if let waiterAnswer = answer(closer, .cancellation, box: { .cancellation }) { end.answers.append(waiterAnswer) }
             }
         case .ahead, .dropping:
             break
@@ -251,7 +251,7 @@ extension AsyncGeneratorStateMachine {
         if case .waiting(let waiting) = queue {
             queue = .empty
             for request in waiting.all {
-                if let delivery = answer(request, .outcome(ending), box: { .outcome(ending) }) { end.deliveries.append(delivery) }
+                if let waiterAnswer = answer(request, .outcome(ending), box: { .outcome(ending) }) { end.answers.append(waiterAnswer) }
             }
         }
         // Values produced before the end stay, and go out before it.

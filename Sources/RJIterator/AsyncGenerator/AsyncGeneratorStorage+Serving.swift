@@ -101,9 +101,9 @@ extension AsyncGeneratorStorage {
     func callerTurnEnded(_ result: Result<Step, any Error>) -> Attempt {
         let end = state.withLock { $0.turnEnded { result } }
         bodyEnded()
-        if !end.deliveries.isEmpty {
-            let box = UncheckedBox(value: end.deliveries)
-            queue.async { for delivery in box.value { self.deliver(delivery) } }
+        if !end.answers.isEmpty {
+            let box = UncheckedBox(value: end.answers)
+            queue.async { for waiterAnswer in box.value { self.answer(waiterAnswer) } }
         }
         return .answered(result)
     }
@@ -166,14 +166,14 @@ extension AsyncGeneratorStorage {
                 }
             case .success(.yielded(.value(let value))):
                 switch state.withLock({ $0.turnYielded { value } }) {
-                case .answer(let delivery, let next):
-                    if let delivery { deliver(delivery, atHand: .success(.yielded(value))) }
+                case .answer(let waiterAnswer, let next):
+                    if let waiterAnswer { answer(waiterAnswer, atHand: .success(.yielded(value))) }
                     guard let goOn = coreOperation(for: next) else { return }
                     operation = goOn
                 case .refuse:
                     operation = .throwing(CancellationError())
-                case .ignoredCancellation(let deliveries):
-                    for delivery in deliveries { deliver(delivery) }
+                case .ignoredCancellation(let answers):
+                    for waiterAnswer in answers { answer(waiterAnswer) }
                     return closeIgnoringCancellation()
                 case .closeForRelease:
                     return closeAsOnRelease()
@@ -191,7 +191,7 @@ extension AsyncGeneratorStorage {
     func turnEnded(_ result: Result<Step, any Error>) {
         let end = state.withLock { $0.turnEnded { result } }
         bodyEnded()
-        for delivery in end.deliveries { deliver(delivery, atHand: result) }
+        for waiterAnswer in end.answers { answer(waiterAnswer, atHand: result) }
     }
 
     // MARK: Requests that wait, from Swift concurrency

@@ -134,7 +134,7 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         // cancellation get the kept outcome (the error is the body's, not the reader's).
         let end = state.withLock { $0.turnEnded { Result<Step, any Error>.failure(CancellationError()) } }
         bodyEnded()
-        for delivery in end.deliveries { deliver(delivery) }
+        for waiterAnswer in end.answers { answer(waiterAnswer) }
     }
 
     /// The body's last reader was cancelled and the body yielded again after its `yield` was
@@ -164,7 +164,7 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
     @inlinable
     func readerCancelled(_ id: UInt64, lastReader: Bool) {
         let action = state.withLock { $0.readerCancelled(id, lastReader: lastReader) }
-        if let delivery = action.delivery { deliver(delivery) }
+        if let waiterAnswer = action.answer { answer(waiterAnswer) }
         if let interrupt = action.interrupt { self.interrupt(interrupt) }
     }
 
@@ -174,15 +174,15 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
     /// or completes the await of the body waiting for it (which takes the kept answer).
     /// `atHand`: the value the body just yielded, or how it just ended.
     @inlinable
-    func deliver(_ delivery: AsyncDelivery, atHand: Result<Step, any Error>? = nil) {
-        switch delivery.waiter {
+    func answer(_ waiterAnswer: AsyncWaiterAnswer, atHand: Result<Step, any Error>? = nil) {
+        switch waiterAnswer.waiter {
         case .task(let raw):
-            let answer = typed(delivery.answer, of: delivery.operation, atHand: atHand)
+            let answer = typed(waiterAnswer.answer, of: waiterAnswer.operation, atHand: atHand)
             unsafeBitCast(raw, to: UnsafeContinuation<Step, any Error>.self).resume(with: answer)
         case .body(let host, let generation):
             host.completeAwait(RJResult(), for: generation)
         case .none, .nobody:
-            preconditionFailure("RJIterator: internal error: an async generator delivered an answer to nobody")
+            preconditionFailure("RJIterator: internal error: an async generator handed an answer to no waiter")
         }
     }
 

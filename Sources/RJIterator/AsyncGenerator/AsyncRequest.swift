@@ -56,7 +56,7 @@ enum AsyncAnswer {
 
 /// An answer to hand to a waiter, outside the lock (the machine has let go of the waiter).
 @usableFromInline
-struct AsyncDelivery {
+struct AsyncWaiterAnswer {
     @usableFromInline var waiter: AsyncWaiter
     @usableFromInline var operation: Any
     @usableFromInline var answer: AsyncAnswer

@@ -212,21 +212,33 @@ final class AsyncGeneratorReadersTests: XCTestCase {
     // generator through a weak reference, after the loop's request was made) sees a normal end,
     // never CancellationError: `.returned(())` for a Void generator.
     func testAReaderThatComesAfterTheLastReadersCancellationSeesTheEnd() async throws {
-        final class Weak: @unchecked Sendable { weak var gen: AsyncGenerator<Int, Void, Void>? }
-        let weak = Weak()
+        // The test looks at the storage (a reference to it is not one to the generator: loading
+        // the weak reference to the generator would make a reader for a moment).
+        final class Refs: @unchecked Sendable {
+            weak var gen: AsyncGenerator<Int, Void, Void>?
+            var storage: AsyncGeneratorStorage<Int, Void, Void>?
+        }
+        let refs = Refs()
         let go = DispatchSemaphore(value: 0)
         @Sendable func make() -> AsyncGenerator<Int, Void, Void> {
             let gen = AsyncGenerator<Int, Void, Void> { y in
                 _ = rj_await { done in DispatchQueue.global().async { go.wait(); done(nil, nil) } }
                 try y.yield(1)
             }
-            weak.gen = gen
+            refs.gen = gen
+            refs.storage = gen.storage
             return gen
         }
         // The loop's iterator holds the only reference (a `let` holding it too would be another).
         let loop = Task { for try await _ in make() {} }
-        try await eventually { weak.gen?.state == .running }
-        let late = weak.gen!
+        // Until the loop waits for its read (its continuation is in the machine).
+        try await eventually {
+            refs.storage?.state.withLock { m in
+                if case .running(let turn) = m.body, case .request(let r) = turn.serving, case .task = r.waiter { return true }
+                return false
+            } ?? false
+        }
+        let late = refs.gen!
         loop.cancel()
         await XCTAssertThrowsAsync(try await loop.value) { XCTAssertTrue($0 is CancellationError) }
         go.signal()

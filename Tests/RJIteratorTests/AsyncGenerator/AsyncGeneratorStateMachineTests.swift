@@ -70,8 +70,8 @@ private func describe(_ answer: AsyncAnswer) -> String {
     }
 }
 
-/// A delivery, by the request it answers (found by its operation's box is not possible: by waiter).
-private func describe(_ d: AsyncDelivery?) -> String {
+/// An answer handed to a waiter, by the waiter (a task is named by its continuation's number).
+private func describe(_ d: AsyncWaiterAnswer?) -> String {
     guard let d else { return "no waiter to resume" }
     var who = "?"
     if case .task(let raw) = d.waiter { who = "task \(Int(bitPattern: raw))" }
@@ -199,21 +199,21 @@ private let events: [(String, @Sendable (inout Machine, Names) -> String)] = [
     ("turnEnded", { m, n in
         guard m.isRunning else { return "(not made: no turn)" }
         let end = m.turnEnded { 0 }
-        return "\(end.servedCaller ? "caller answered, " : "")[\(end.deliveries.map(describe).joined(separator: ", "))]"
+        return "\(end.servedCaller ? "caller answered, " : "")[\(end.answers.map(describe).joined(separator: ", "))]"
     }),
     ("readerCancelled(a)", { m, n in
         guard let a = n.ids["a"] else { return "no a" }
         let action = m.readerCancelled(a, lastReader: false)
-        return "\(describe(action.delivery))\(describe(action.interrupt))"
+        return "\(describe(action.answer))\(describe(action.interrupt))"
     }),
     ("readerCancelled(a), the last reader", { m, n in
         guard let a = n.ids["a"] else { return "no a" }
         let action = m.readerCancelled(a, lastReader: true)
-        return "\(describe(action.delivery))\(action.interrupt == nil ? "" : ", interrupt\(describe(action.interrupt))")"
+        return "\(describe(action.answer))\(action.interrupt == nil ? "" : ", interrupt\(describe(action.interrupt))")"
     }),
     ("readerCancelled(b)", { m, n in
         guard let b = n.ids["b"] else { return "no b" }
-        return describe(m.readerCancelled(b, lastReader: false).delivery)
+        return describe(m.readerCancelled(b, lastReader: false).answer)
     }),
     ("waiterArrives(a)", { m, n in
         guard let a = n.ids["a"] else { return "no a" }
