@@ -23,7 +23,7 @@ extension AsyncGeneratorStorage {
         }
         // A read from a cancelled body is withdrawn before it is made, as a Swift task's is; a
         // command (`return`, `throw`, a delegation's close) acts whoever sends it.
-        if operation.isNext, current.isCancelled { throw CancellationError() }
+        if current.isCancelled, operation.isNext { throw CancellationError() }
         switch serveCaller(operation) {
         case .answered(let result): return try result.get()
         case .pending(let id): return try awaitAnswer(of: id, operation, in: current)
