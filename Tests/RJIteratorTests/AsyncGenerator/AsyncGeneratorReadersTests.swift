@@ -215,8 +215,17 @@ final class AsyncGeneratorReadersTests: XCTestCase {
         // The test looks at the storage (a reference to it is not one to the generator: loading
         // the weak reference to the generator would make a reader for a moment).
         final class Refs: @unchecked Sendable {
-            weak var gen: AsyncGenerator<Int, Void, Void>?
-            var storage: AsyncGeneratorStorage<Int, Void, Void>?
+            private let lock = NSLock()
+            private weak var weakGen: AsyncGenerator<Int, Void, Void>?
+            private var strongStorage: AsyncGeneratorStorage<Int, Void, Void>?
+            var gen: AsyncGenerator<Int, Void, Void>? {
+                get { lock.withLock { weakGen } }
+                set { lock.withLock { weakGen = newValue } }
+            }
+            var storage: AsyncGeneratorStorage<Int, Void, Void>? {
+                get { lock.withLock { strongStorage } }
+                set { lock.withLock { strongStorage = newValue } }
+            }
         }
         let refs = Refs()
         let go = DispatchSemaphore(value: 0)
