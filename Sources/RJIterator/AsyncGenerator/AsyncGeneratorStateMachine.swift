@@ -159,25 +159,28 @@ struct AsyncGeneratorStateMachine: RJHintedValue, AwaitingMachine {
     /// which a value produced ahead answers (`return` and `throw` drop those values).
     @usableFromInline
     mutating func callerArrives(isNext: Bool) -> CallerStart {
-        if case .ahead = queue {
-            if isNext {
-                let value = takeAhead()
-                // The buffer has room again: the body produces, if it was idle (full, or a turn
-                // that ended for nobody); a withdrawn read's slot just empties.
-                let produce = capacity > 0 && !isRunning && !isEnded
-                if produce { body = .running(Turn(.ahead)) }
-                return .take(value, produce: produce)
-            }
-            // A return or throw drops what was produced ahead, whatever the body does.
-            queue = .empty
+        if isNext, case .ahead = queue {
+            let value = takeAhead()
+            // The buffer has room again: the body produces, if it was idle (full, or a turn
+            // that ended for nobody); a withdrawn read's slot just empties.
+            let produce = capacity > 0 && !isRunning && !isEnded
+            if produce { body = .running(Turn(.ahead)) }
+            return .take(value, produce: produce)
         }
         switch body {
         case .fresh, .suspended:
+            // A return or throw drops what was produced ahead.
+            queue = .empty
             body = .running(Turn(.caller))
             return .serve
         case .running:
+            // A return or throw drops what was produced ahead when it takes its place in the
+            // queue (`requestArrives`, the same hold), not before: values produced meanwhile
+            // would come out after the ones dropped.
             return .wait
         case .ended(let ending):
+            // Nothing comes out after a return's or throw's answer, the values kept neither.
+            queue = .empty
             return .outcome(ending)
         }
     }
