@@ -86,7 +86,8 @@ extension AsyncGeneratorStorage {
         case .success(.yielded(.awaiting(let generation))):
             // The body waits for work: from here the request is answered from elsewhere.
             let (suspension, id) = state.withLock { $0.turnAwaits(generation, callerNowWaitingAs: (operation, operation.isNext)) }
-            if case .resumeNow = suspension { drive(.next(.awaited)) }
+            // Completed meanwhile: resumed as a completion resumes it (on `on:`, if given).
+            if case .resumeNow = suspension { resumeSpecialised() }
             return .pending(id)
         case .success(.returned(let value)):
             return callerTurnEnded(.success(.returned(value)))
@@ -162,7 +163,10 @@ extension AsyncGeneratorStorage {
             case .success(.yielded(.awaiting(let generation))):
                 switch state.withLock({ $0.turnAwaits(generation).suspension }) {
                 case .wait: return
-                case .resumeNow: operation = .next(.awaited)
+                case .resumeNow:
+                    // Completed meanwhile: on `on:`, if given, as a completion resumes it.
+                    if resumeQueue != nil { return resumeSpecialised() }
+                    operation = .next(.awaited)
                 }
             case .success(.yielded(.value(let value))):
                 switch state.withLock({ $0.turnYielded { value } }) {
