@@ -342,12 +342,16 @@ case "async-cancellation-swallowed":
     // CancellationError of its yield and yielded again: it ignored its cancellation, reported,
     // and is closed as on release (GeneratorExit at its yield, which it lets through).
     let done = DispatchSemaphore(value: 0)
+    let closed = DispatchSemaphore(value: 0)
     Task.detached {
         var cancelledAt = Date()
         do {
             var n = 0
             for try await _ in AsyncGenerator<Int, Void, Void>({ y in
-                defer { say("body closed") }
+                defer {
+                    say("body closed")
+                    closed.signal()
+                }
                 var i = 0
                 while true {
                     do { try y.yield(i) } catch is CancellationError {}
@@ -366,6 +370,7 @@ case "async-cancellation-swallowed":
         done.signal()
     }
     done.wait()
+    closed.wait()
 case "callback-twice":
     // Each await's callback called three times: one report per await, naming its line.
     // The second await's extra call comes after the body has gone on: the probe waits for it

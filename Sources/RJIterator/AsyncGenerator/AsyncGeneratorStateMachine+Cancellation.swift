@@ -57,10 +57,23 @@ extension AsyncGeneratorStateMachine {
         return CancelAction(answer: answer(request, .cancellation) { .cancellation })
     }
 
+    /// The last reader of a closing body, `id`, waited its grace (`AsyncGeneratorStorage.closingGrace`)
+    /// and the body has not ended: it is answered `CancellationError` now; the body goes on to its
+    /// end with nobody to read it.
+    @usableFromInline
+    mutating func closerOverdue(_ id: UInt64) -> AsyncWaiterAnswer? {
+        guard case .running(var turn) = body, case .closing(var closers) = turn.serving,
+              let index = closers.firstIndex(where: { $0.id == id }) else { return nil }
+        let closer = closers.remove(at: index)
+        turn.serving = .closing(closers)
+        body = .running(turn)
+        return answer(closer, .cancellation) { .cancellation }
+    }
+
     /// What `lastReaderLeaves` decided.
     @usableFromInline
     enum LastReaderStart {
-        /// The body was at a `yield`: the caller closes it now, on its thread (`CancellationError`
+        /// The body was at a `yield`: the storage closes it now, on its queue (`CancellationError`
         /// at the `yield`); its read (this id) is answered once the body has ended.
         case closeHere(UInt64)
         /// A turn runs for nobody (producing ahead): it is cancelled now (`interrupt`), and this

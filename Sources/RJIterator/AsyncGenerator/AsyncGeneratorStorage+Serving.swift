@@ -226,10 +226,13 @@ extension AsyncGeneratorStorage {
             guard lastReader else { throw CancellationError() }
             switch state.withLock({ $0.lastReaderLeaves(operation) }) {
             case .closeHere(let id):
-                drive(.throwing(CancellationError()))
+                // On the queue, not this thread: the read waits for the cleanups, its grace at most.
+                queue.async { self.drive(.throwing(CancellationError())) }
+                answerAfterGrace(id)
                 return try await wait(for: id, of: operation, lastReader: true)
             case .waits(let id, let interrupt):
                 self.interrupt(interrupt)
+                answerAfterGrace(id)
                 return try await wait(for: id, of: operation, lastReader: true)
             case .answered:
                 throw CancellationError()

@@ -165,7 +165,24 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
     func readerCancelled(_ id: UInt64, lastReader: Bool) {
         let action = state.withLock { $0.readerCancelled(id, lastReader: lastReader) }
         if let waiterAnswer = action.answer { answer(waiterAnswer) }
-        if let interrupt = action.interrupt { self.interrupt(interrupt) }
+        if let interrupt = action.interrupt {
+            // The read now waits for the body's end, its grace at most.
+            self.interrupt(interrupt)
+            answerAfterGrace(id)
+        }
+    }
+
+    /// How long the last reader of a cancelled body waits for the body's cleanups at most: then it
+    /// is answered `CancellationError` whatever the body does, which goes on to its end with
+    /// nobody to read it (docs/async-generators.md, "Several readers").
+    @inlinable static var closingGrace: Double { 0.1 }
+
+    /// Answers closing read `id` once its grace is over, if the body has not ended by then.
+    @usableFromInline
+    func answerAfterGrace(_ id: UInt64) {
+        queue.asyncAfter(deadline: .now() + Self.closingGrace) {
+            if let waiterAnswer = self.state.withLock({ $0.closerOverdue(id) }) { self.answer(waiterAnswer) }
+        }
     }
 
     // MARK: Answers

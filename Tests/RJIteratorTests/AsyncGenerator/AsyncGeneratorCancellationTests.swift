@@ -15,7 +15,7 @@ final class AsyncGeneratorCancellationTests: XCTestCase {
     // await; its finally runs, then the task sees the error; later anext ->
     // StopAsyncIteration. ES2018 has no cancellation. Here too, for a loop whose iterator owns
     // its generator (nobody else can read it), the loop throws only once the cleanups have run
-    // (a slow one included).
+    // (a slow one included, within the closing grace of 0.1 s).
     func testCancellingALoopThatOwnsItsGeneratorStopsTheProducerAndRunsItsCleanupsFirst() async throws {
         let log = Log()
         final class Weak: @unchecked Sendable { weak var gen: AsyncGenerator<Int, Void, Void>? }
@@ -25,7 +25,7 @@ final class AsyncGeneratorCancellationTests: XCTestCase {
         @Sendable func producer(awaits: Bool) -> AsyncGenerator<Int, Void, Void> {
             let gen = AsyncGenerator<Int, Void, Void> { y in
                 defer {
-                    usleep(50_000)
+                    usleep(30_000)
                     log.add("cleanup")
                 }
                 var i = 0

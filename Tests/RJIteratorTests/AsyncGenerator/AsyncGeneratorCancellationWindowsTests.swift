@@ -119,6 +119,40 @@ final class AsyncGeneratorCancellationWindowsTests: XCTestCase {
         }
     }
 
+    // A body that ignores its last reader's cancellation without yielding (a retry loop around
+    // an await, each giving CancellationError at once): the reader is answered after the closing
+    // grace (0.1 s), whatever the body does; the body goes on to its end with nobody to read it.
+    func testTheLastReaderOfABodyThatIgnoresItsCancellationIsAnsweredAfterItsGrace() async throws {
+        for mode in stackModes {
+            let log = Log()
+            @Sendable func make() -> AsyncGenerator<Int, Void, Void> {
+                AsyncGenerator<Int, Void, Void>(stackMode: mode) { y in
+                    defer { log.add("body ended") }
+                    try y.yield(0)
+                    let start = Date()
+                    while Date().timeIntervalSince(start) < 0.4 {
+                        _ = rj_await { done in DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { done(nil, nil) } }
+                    }
+                }
+            }
+            let cancelledAt = LockedBox<Date?>(nil)
+            let reader = Task {
+                for try await _ in make() {
+                    try await Task.sleep(for: .milliseconds(30))
+                    cancelledAt.value = Date()
+                    withUnsafeCurrentTask { $0?.cancel() }
+                }
+            }
+            await XCTAssertThrowsAsync(try await reader.value) { XCTAssertTrue($0 is CancellationError, "\($0)") }
+            let waited = Date().timeIntervalSince(cancelledAt.value!)
+            XCTAssertLessThan(waited, 0.2, "\(mode): answered within 200 ms")
+            XCTAssertGreaterThanOrEqual(waited, 0.09, "\(mode): after the grace (the body's cleanups could have run)")
+            XCTAssertEqual(log.all, [], "\(mode): the body goes on, for nobody")
+            try await eventually { log.all == ["body ended"] }
+            XCTAssertEqual(log.all, ["body ended"], "\(mode)")
+        }
+    }
+
     // A body that swallows the cancellation of its yields (a careless retry loop), read by a
     // task that cancels itself at its 10th value, the generator held elsewhere too: only the
     // read is withdrawn, answered at once; the body is never cancelled.
