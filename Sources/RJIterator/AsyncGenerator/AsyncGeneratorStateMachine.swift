@@ -26,8 +26,9 @@ import RJLocks
 // one slot; `dropping` otherwise: the value answered that reader's own input). Only the last
 // reader's cancellation (nobody else holds the generator) cancels the body: its yields are
 // refused and its awaits give `CancellationError`, and that reader is answered once the body
-// has ended (`closing`); a body that yields again after a refusal ignored it, and is closed as
-// on release. `return` and `throw` are commands: never withdrawn.
+// has ended (`closing`), or its grace is over (`closerOverdue`); a body that yields again after
+// a refusal ignored it, and is closed as on release. `return` and `throw` are commands: never
+// withdrawn.
 //
 // Values ahead exist only with a buffer, or one in the slot of a withdrawn read; never with
 // waiting requests. Every transition keeps these (AsyncGeneratorScenarioTests checks
