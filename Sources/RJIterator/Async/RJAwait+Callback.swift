@@ -118,7 +118,7 @@ extension _RJAwaitHost {
     }
 }
 
-/// ``rj_await(_:file:line:)`` of a callback API of the `(T?, Error?) -> Void` shape, written with
+/// ``rj_await(_:file:line:)-((RJAsyncCallback)->Void,_,_)`` of a callback API of the `(T?, Error?) -> Void` shape, written with
 /// its type (`{ (done: @escaping @Sendable (Int?, (any Error)?) -> Void) in ... }`): the same
 /// result, without converting the callback (a conversion costs an allocation per await).
 ///

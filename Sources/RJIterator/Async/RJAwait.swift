@@ -86,7 +86,7 @@ private func awaitCallback(as kind: AwaitKind, count: Int = 0, timeout: Double? 
 /// A plain value comes straight back as the result's value, without suspending, as in the
 /// seed; outside a body or once cancelled it answers as every form does. Why it is labelled,
 /// and why a closure given here stops the program: docs/async.md ("`rj_await`"). Disfavoured,
-/// so a callback of optional values goes to ``rj_await(_:file:line:)``.
+/// so a callback of optional values goes to ``rj_await(_:file:line:)-((RJAsyncCallback)->Void,_,_)``.
 ///
 /// ```swift
 /// rj_await(value: 42).value   // 42
