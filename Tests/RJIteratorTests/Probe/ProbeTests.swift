@@ -308,7 +308,7 @@ final class ProbeTests: XCTestCase {
                        ["body closed", "reader got CancellationError within 200 ms: true", "probe finished"], r.stdout)
         XCTAssertTrue(r.stderr.contains("RJIterator: the async generator made at rj_probe/main.swift:"), r.stderr)
         XCTAssertTrue(r.stderr.contains("ignored its cancellation"), r.stderr)
-        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(r.status, 0, r.stderr)
     }
 
     // Issue 29: in every build (CI runs this suite optimised too), once per await, with the
