@@ -312,6 +312,32 @@ case "rj-await-completed":
         blackHole(sum)
     }.finally { done.signal() }
     done.wait()
+case "rj-await-callback":
+    // The form (52): an rj_await of a typed callback called inside the work, read with
+    // `as? Int`, in an rj_async(on:) body.
+    let done = DispatchSemaphore(value: 0)
+    let count = n
+    rj_async(on: DispatchQueue(label: "instructions")) {
+        var sum = 0
+        for i in 0..<count {
+            let r = rj_await { (cb: @escaping @Sendable (Int?, (any Error)?) -> Void) in cb(i, nil) }
+            sum &+= r.value as? Int ?? 0
+        }
+        blackHole(sum)
+    }.finally { done.signal() }
+    done.wait()
+case "rj-await-value":
+    // The same callback through the form the docs recommend, rj_awaitValue.
+    let done = DispatchSemaphore(value: 0)
+    let count = n
+    rj_async(on: DispatchQueue(label: "instructions")) {
+        var sum = 0
+        for i in 0..<count {
+            sum &+= (try? rj_awaitValue { (cb: @escaping @Sendable (Int?, (any Error)?) -> Void) in cb(i, nil) }) ?? 0
+        }
+        blackHole(sum)
+    }.finally { done.signal() }
+    done.wait()
 default:
     print("rj-instructions: unknown operation \(arguments[1])")
     exit(2)

@@ -73,6 +73,13 @@ public struct RJHintedMutex<Value: RJHintedValue>: ~Copyable, @unchecked Sendabl
         word.load(ordering: .acquiring) == hint << 2
     }
 
+    /// Whether the lock is free and carries a hint, whichever (a glance: it may change at once).
+    @inlinable @inline(__always)
+    public var carriesHint: Bool {
+        let seen = word.load(ordering: .acquiring)
+        return seen & 3 == 0 && seen != 0
+    }
+
     /// Runs `body` with the value, holding the lock (waiting, asleep, while another thread
     /// holds it).
     @inlinable @inline(__always)
@@ -162,6 +169,14 @@ public struct RJHintedMutex<Value: RJHintedValue>: ~Copyable, @unchecked Sendabl
         lock()
         defer { unlock() }
         return storage.pointee.hint == hint
+    }
+
+    /// Whether the lock carries a hint, whichever (here under the lock).
+    @inlinable
+    public var carriesHint: Bool {
+        lock()
+        defer { unlock() }
+        return storage.pointee.hint != 0
     }
 
     /// Runs `body` with the value, holding the lock.

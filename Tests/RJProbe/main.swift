@@ -408,6 +408,45 @@ case "async-release-cleanup-swallows":
         _ = nextOnce(gen)
         _ = consume gen
     }
+case "async-cancellation-swallowed":
+    // Issue 52: a careless retry loop read by a loop that owns its generator and cancels its own
+    // task at its 10th value. The loop is answered within 200 ms; the body caught the
+    // CancellationError of its yield and yielded again: it ignored its cancellation, reported,
+    // and is closed as on release (GeneratorExit at its yield, which it lets through).
+    let done = DispatchSemaphore(value: 0)
+    let closed = DispatchSemaphore(value: 0)
+    Task.detached {
+        var cancelledAt = Date()
+        do {
+            var n = 0
+            for try await _ in AsyncGenerator<Int, Void, Void>({ y in
+                defer {
+                    say("body closed")
+                    closed.signal()
+                }
+                var i = 0
+                while true {
+                    do { try y.yield(i) } catch is CancellationError {}
+                    i += 1
+                }
+            }) {
+                n += 1
+                if n == 10 {
+                    cancelledAt = Date()
+                    withUnsafeCurrentTask { $0?.cancel() }
+                }
+            }
+        } catch {
+            say("reader got \(type(of: error)) within 200 ms: \(Date().timeIntervalSince(cancelledAt) < 0.2)")
+        }
+        done.signal()
+    }
+    done.wait()
+    closed.wait()
+    // The body's defer runs inside its coroutine: let the thread closing it finish, and the
+    // reader's grace timer fire, before the process exits (an exit with a thread still on a
+    // coroutine's stack made an AddressSanitizer build end with status 1, now and then).
+    usleep(300_000)
 case "callback-twice":
     // Each await's callback called three times: one report per await, naming its line.
     // The second await's extra call comes after the body has gone on: the probe waits for it

@@ -1,7 +1,8 @@
 import CRJContext
 
 /// The awaits of one await host's body, one at a time, kept in the host's state machine under
-/// its one lock (an `rj_async` task's, an async generator storage's); these methods are its only transitions.
+/// its one lock (an `rj_async` task's, an async generator storage's); these methods are its only
+/// transitions, and only the machines call them (`AwaitingMachine`; `.ci/check-structure` checks).
 ///
 /// Each `rj_await` begins a *generation*, completed once by whatever comes first (the callback,
 /// its release, a timeout, a promise, a Swift task, the host's cancellation); a completion for
@@ -15,9 +16,12 @@ import CRJContext
 ///   waiting         resumed(r): resume       -                      resumed(CancellationError): resume, stop the work
 ///   resumed         ignored                  -                      -
 ///
-/// `begin` moves `idle` to `started` (or refuses: cancelled); the body takes the result out of
-/// `completedEarly` before it suspends (`takeEarly`) or out of `resumed` (`takeResumed`), back
-/// to `idle`. The result stays here, not crossing the switch, so what crosses it stays trivial.
+/// `begin` moves `idle` to `started` before the work starts (or refuses: cancelled). An await of
+/// a callback begins nothing until the work's closure has returned: a callback called inside it
+/// never reaches the host (CallbackToken.swift), and one that was not is `register`ed then. The
+/// body takes the result out of `completedEarly` before it suspends (`takeEarly`) or out of
+/// `resumed` (`takeResumed`), back to `idle`. The result stays here, not crossing the switch, so
+/// what crosses it stays trivial.
 @usableFromInline
 struct AwaitState {
     @usableFromInline
@@ -48,22 +52,41 @@ struct AwaitState {
     @usableFromInline private(set) var cancelled = false
     /// What a dump reports the body waiting on.
     @usableFromInline private(set) var record = AwaitRecord()
-    /// A callback token no work holds any more, for the next await. It refers back to the host:
-    /// dropped when the body ends (`bodyEnded`), or the two would keep each other.
-    @usableFromInline private(set) var spareToken: CallbackToken?
-
     @inlinable init() {}
 
-    /// The body begins an await of `kind` (one at a time): its generation, or 0 when the host is
-    /// cancelled (the await gives `CancellationError` at once). `spare`: a token to reuse.
+    /// The body begins an await of `kind` (one at a time), before its work starts: its
+    /// generation, or 0 when the host is cancelled (the await gives `CancellationError` at once).
     @usableFromInline
-    mutating func begin(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil, spare: inout CallbackToken?) -> UInt64 {
+    mutating func begin(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil) -> UInt64 {
         if cancelled { return 0 }
         generation &+= 1
         phase = .started
         record.note(kind, count: count, timeout: timeout)
-        spare = spareToken.take()
         return generation
+    }
+
+    /// What `register` decided.
+    @usableFromInline
+    enum Registration {
+        /// Registered as await `generation`: the body suspends; the token's call completes it.
+        case suspend(UInt64)
+        /// The token's callback was called on another thread meanwhile: its result is in the token.
+        case takeFromToken
+        /// The host is cancelled: `CancellationError`, and a later call of the callback is ignored.
+        case cancelled
+    }
+
+    /// The work of an await of `token`'s callback returned without calling it: the await begins
+    /// now, as the body suspends, unless the callback was called meanwhile (`CallbackToken`).
+    @usableFromInline
+    mutating func register(_ kind: AwaitKind, count: Int, timeout: Double?, token: CallbackToken) -> Registration {
+        if cancelled { return .cancelled }
+        generation &+= 1
+        guard token.register(as: generation) else { return .takeFromToken }
+        phase = .started
+        record.note(kind, count: count, timeout: timeout)
+        record.began()
+        return .suspend(generation)
     }
 
     /// What stops the work of await `generation` if the host is cancelled while it waits.
@@ -124,29 +147,19 @@ struct AwaitState {
         case suspend
         /// The result came already: the body takes it (`takeResult`, the phase is `completedEarly`).
         case stored
-        /// The work completed it on the body's thread, inside its closure, before anything else did.
-        case byBody
     }
 
-    /// The body, before it suspends in await `generation`: whether the result came already (no
-    /// switch). `spare` and `completedByBody` as for `_RJAwaitHost.suspend`.
+    /// The body, before it suspends in await `generation`: whether the result came already (no switch).
     @usableFromInline
-    mutating func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool) -> EarlyTake {
-        if let spare, spare !== spareToken { spareToken = spare }
+    mutating func takeEarly(for generation: UInt64) -> EarlyTake {
         guard generation == self.generation else { return .suspend }
         switch phase {
         case .completedEarly:
             record.ended()
             return .stored
         case .started:
-            guard completedByBody else {
-                record.began()
-                return .suspend
-            }
-            phase = .idle
-            if stop != nil { stop = nil }
-            record.ended()
-            return .byBody
+            record.began()
+            return .suspend
         case .idle, .waiting, .resumed:
             return .suspend
         }
@@ -230,10 +243,72 @@ struct AwaitState {
         }
     }
 
-    /// The body has ended: the spare token, returned to be released outside the lock.
-    @usableFromInline
-    mutating func bodyEnded() -> CallbackToken? {
-        spareToken.take()
-    }
 }
 
+/// A state machine that keeps an await host's awaits (`RJAsyncTaskStateMachine`,
+/// `AsyncGeneratorStateMachine`): every await event is one of its methods, which the host calls
+/// holding its lock; nothing else writes its `awaits` (`.ci/check-structure` checks).
+@usableFromInline
+protocol AwaitingMachine {
+    var awaits: AwaitState { get set }
+}
+
+extension AwaitingMachine {
+    /// The body begins an await of `kind`: its generation, or `nil` when the host is cancelled.
+    /// `answeredBy`: the work answers the await even when the host
+    /// is cancelled (another generator's step); its stop is set in the same hold, so a
+    /// cancellation either comes first (`nil`) or finds the stop and calls it, and never
+    /// completes the await itself.
+    @inlinable
+    mutating func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil,
+                             answeredBy stop: (@Sendable () -> Void)? = nil) -> UInt64? {
+        let generation = awaits.begin(kind, count: count, timeout: timeout)
+        if generation == 0 { return nil }
+        if let stop { _ = awaits.setStop(stop, for: generation, answersAwait: true) }
+        return generation
+    }
+
+    /// An await of `token`'s callback whose work returned without calling it (`AwaitState.register`).
+    @inlinable
+    mutating func registerAwait(_ kind: AwaitKind, count: Int, timeout: Double?, token: CallbackToken) -> AwaitState.Registration {
+        awaits.register(kind, count: count, timeout: timeout, token: token)
+    }
+
+    /// What stops the work of await `generation` if the host is cancelled while it waits; `true`
+    /// when the await was cancelled already (the caller stops the work now).
+    @inlinable
+    mutating func setAwaitStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64) -> Bool {
+        awaits.setStop(stop, for: generation)
+    }
+
+    @inlinable
+    mutating func completeAwait(_ result: RJResult, for generation: UInt64) -> AwaitState.Completion {
+        awaits.complete(result, for: generation)
+    }
+
+    @inlinable
+    mutating func takeEarly(for generation: UInt64) -> AwaitState.EarlyTake {
+        awaits.takeEarly(for: generation)
+    }
+
+    @inlinable
+    mutating func takeAwaitResult() -> RJResult {
+        awaits.takeResult()
+    }
+
+    @inlinable
+    mutating func takeResumedAwait() -> RJResult {
+        awaits.takeResumed()
+    }
+
+    @inlinable
+    mutating func awaitSuspended(_ generation: UInt64) -> AwaitState.Suspension {
+        awaits.bodySuspended(generation)
+    }
+
+    /// The host is cancelled: the pending await, and every later one, gives `CancellationError`.
+    @inlinable
+    mutating func cancelAwaits() -> AwaitState.Cancellation {
+        awaits.cancel()
+    }
+}

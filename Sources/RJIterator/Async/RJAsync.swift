@@ -71,13 +71,13 @@ public func rj_async(file: StaticString = #fileID, line: UInt = #line,
 /// it, or wait for it; every member may be called from any thread. Lifetime: docs/async.md
 /// ("Lifetime of a suspended body").
 public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
-    private let state: RJMutex<RJAsyncTaskState>
+    private let state: RJHintedMutex<RJAsyncTaskStateMachine>
 
     init(queue: DispatchQueue, file: StaticString, line: UInt, body: @escaping @Sendable () throws -> Void) {
         let core = Generator<UInt64, RJResult, Void>(checkedStackSize: 0, kind: .rjAsync, file: file, line: line) { _ in
             try body()
         }
-        state = RJMutex(RJAsyncTaskState(core: core))
+        state = RJHintedMutex(RJAsyncTaskStateMachine(core: core))
         super.init(queue: queue)
         adopt(core)
     }
@@ -93,8 +93,8 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
         // An await completed while the body was suspending: resumed here, on its queue already.
         while true {
             // Cancelled before it ever ran: the body never starts.
-            let (found, input) = state.withLock { state in
-                (state.coreToRun(), afterAwait ? state.awaits.takeResumed() : RJResult())
+            let (found, input) = state.withLock { machine in
+                (machine.coreToRun(), afterAwait ? machine.takeResumedAwait() : RJResult())
             }
             guard let core = found else { return finish() }
             let step: GeneratorStep<UInt64, Void>
@@ -110,7 +110,7 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
                 _ = consume core
                 return finish()
             case .yielded(let generation):
-                switch state.withLock({ $0.awaits.bodySuspended(generation) }) {
+                switch state.withLock({ $0.awaitSuspended(generation) }) {
                 case .wait: return
                 case .resumeNow: afterAwait = true
                 }
@@ -119,12 +119,12 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     }
 
     private func finish(throwing error: (any Error)? = nil) {
-        let (toRun, toResume, ended, spare) = state.withLock { $0.finish(throwing: error) }
+        let (toRun, toResume, ended) = state.withLock { $0.finish(throwing: error) }
         // Released outside the lock (the body's captures are released with it, and their
         // deinits may call into this task) and before the handlers: when `finally` runs, the
         // body's stack is back in the pool. The spare callback token refers back to the task.
         _ = consume ended
-        _ = consume spare
+        bodyEnded()
         for handler in toRun { handler() }
         for waiter in toResume {
             if let error { waiter.resume(throwing: error) } else { waiter.resume() }
@@ -140,11 +140,7 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     /// ```
     @discardableResult @_disfavoredOverload
     public final func finally(_ handler: @escaping @Sendable () -> Void) -> RJAsyncTask {
-        let runNow = state.withLock { state -> Bool in
-            if state.finished { return true }
-            state.handlers.append(handler)
-            return false
-        }
+        let runNow = state.withLock { $0.addHandler(handler) }
         if runNow { queue.async(execute: handler) }
         return self
     }
@@ -180,7 +176,7 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     /// let task = rj_async { ... }; task.cancel()
     /// ```
     public final func cancel() {
-        let cancellation = state.withLock { $0.awaits.cancel() }
+        let cancellation = state.withLock { $0.cancelAwaits() }
         cancellation.stop?()
         if cancellation.resume { resumeAfterAwait() }
     }
@@ -197,14 +193,7 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     /// ```
     public final func wait() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let outcome = state.withLock { state -> Result<Void, any Error>? in
-                guard state.finished else {
-                    state.waiters.append(continuation)
-                    return nil
-                }
-                if let thrown = state.thrown { return .failure(thrown) }
-                return .success(())
-            }
+            let outcome = state.withLock { $0.addWaiter(continuation) }
             if let outcome { continuation.resume(with: outcome) }
         }
     }
@@ -214,20 +203,37 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
     /// The generator the body runs on, until it has ended.
     final var currentCore: _RJCoroutineHost? { state.withLock { $0.core } }
 
-    override final func withAwaits(_ body: (inout AwaitState) -> Void) {
-        state.withLock { body(&$0.awaits) }
+    override final func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil,
+                                   answeredBy stop: (@Sendable () -> Void)? = nil) -> UInt64? {
+        state.withLock { $0.beginAwait(kind, count: count, timeout: timeout, answeredBy: stop) }
     }
 
-    override final func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil)
-        -> (generation: UInt64, spare: CallbackToken?)?
-    {
-        var spare: CallbackToken?
-        let generation = state.withLock { $0.awaits.begin(kind, count: count, timeout: timeout, spare: &spare) }
-        return generation == 0 ? nil : (generation, spare)
+    override final func registerAwait(_ kind: AwaitKind, count: Int, timeout: Double?, token: CallbackToken) -> AwaitState.Registration {
+        state.withLock { $0.registerAwait(kind, count: count, timeout: timeout, token: token) }
     }
 
-    override final func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool) -> AwaitState.EarlyTake {
-        state.withLock { $0.awaits.takeEarly(for: generation, keeping: spare, completedByBody: completedByBody) }
+    override final func machineSetAwaitStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64) -> Bool {
+        state.withLock { $0.setAwaitStop(stop, for: generation) }
+    }
+
+    override final func machineCompleteAwait(_ result: RJResult, for generation: UInt64) -> AwaitState.Completion {
+        state.withLock { $0.completeAwait(result, for: generation) }
+    }
+
+    override final func takeEarly(for generation: UInt64) -> AwaitState.EarlyTake {
+        state.withLock { $0.takeEarly(for: generation) }
+    }
+
+    override final func takeResult() -> RJResult {
+        state.withLock { $0.takeAwaitResult() }
+    }
+
+    override final var awaitRecord: AwaitRecord { state.withLock { $0.awaits.record } }
+
+    /// Asked by every await: the lock word says "not cancelled" without the lock, unless it is held.
+    public override final var isCancelled: Bool {
+        if state.carries(RJAsyncTaskStateMachine.notCancelledHint) { return false }
+        return state.withLock { $0.awaits.cancelled }
     }
 
     /// A completed await resumes the body on the task's queue.
@@ -245,39 +251,6 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
         case .error(let error): return RJResult(value: nil, error: error, done: false)
         case .close: return RJResult(value: nil, error: CancellationError(), done: false)
         }
-    }
-}
-
-/// An `rj_async` task's state: its awaits, its body until it ends, and what waits for the end.
-private struct RJAsyncTaskState {
-    var awaits = AwaitState()
-    var core: Generator<UInt64, RJResult, Void>?
-    var handlers: [@Sendable () -> Void] = []
-    var waiters: [CheckedContinuation<Void, any Error>] = []
-    var thrown: (any Error)?
-    var finished = false
-
-    init(core: Generator<UInt64, RJResult, Void>) {
-        self.core = core
-    }
-
-    /// The generator to run the body on; nil when the task was cancelled before it started.
-    func coreToRun() -> Generator<UInt64, RJResult, Void>? {
-        if awaits.cancelled, core?.state == .created { return nil }
-        return core
-    }
-
-    /// The body has ended (or will never start): what to run, resume and release outside the lock.
-    mutating func finish(throwing error: (any Error)?)
-        -> ([@Sendable () -> Void], [CheckedContinuation<Void, any Error>], Generator<UInt64, RJResult, Void>?, CallbackToken?)
-    {
-        finished = true
-        thrown = error
-        defer {
-            handlers = []
-            waiters = []
-        }
-        return (handlers, waiters, core.take(), awaits.bodyEnded())
     }
 }
 

@@ -19,11 +19,11 @@ public func rj_awaitValue<Iterator: AsyncIteratorProtocol & SendableMetatype>(ne
     -> Iterator.Element?
 {
     guard let current = _RJAwaitHost.current else { throw RJAsyncError.notInAsync }
-    guard let (generation, spare) = current.beginAwait(.asyncSequence) else { throw CancellationError() }
+    guard let generation = current.beginAwait(.asyncSequence) else { throw CancellationError() }
     let box = AsyncIteratorBox(iterator)
     let task = box.startNext { current.completeAwait(RJResult(), for: generation) }
     current.setStop({ task.cancel() }, for: generation)
-    let awaited = current.suspend(awaiting: generation, keeping: spare)
+    let awaited = current.suspend(awaiting: generation)
     // Cancelled (or the host is being closed): the task may still run; the box is its own.
     if let error = awaited.error { throw error }
     // The task completed the await: it is done with the box.

@@ -6,6 +6,7 @@ import RJPromises
 
 extension RJResult {
     /// What every typed form returns: the error thrown, or the value as a `T`.
+    @usableFromInline
     func typedValue<T>(as _: T.Type) throws -> T {
         if let error { throw error }
         guard let typed = value as? T else {
@@ -32,17 +33,16 @@ public func rj_awaitValue<T>(_ promise: Promise<T>) throws -> T {
 /// let data = try rj_awaitValue { done in session.load(url, completion: done) }
 /// ```
 @available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
+@inlinable
 public func rj_awaitValue<T>(_ task: (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void,
                              file: StaticString = #fileID, line: UInt = #line) throws -> T {
-    let result = rj_await({ callback in
-        task { outcome in
-            switch outcome {
-            case .success(let value): callback(value, nil)
-            case .failure(let error): callback(nil, error)
-            }
-        }
-    }, file: file, line: line)
-    return try result.typedValue(as: T.self)
+    var outcome = CallbackOutcome<T>()
+    if let later = awaitCallback(into: &outcome, as: .callback, site: AwaitSite(file: file, line: line), { callback in
+        task { result in callback(result) }
+    }) {
+        return try later.result.typedValue(as: T.self)
+    }
+    return try outcome.get()
 }
 
 /// Waits for a callback API of the `(T?, Error?) -> Void` shape (the seed's, most Objective-C
@@ -52,10 +52,16 @@ public func rj_awaitValue<T>(_ task: (@escaping @Sendable (Result<T, any Error>)
 /// let user: User = try rj_awaitValue { done in api.fetchUser(id: 7, completion: done) }
 /// ```
 @available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
+@inlinable
 public func rj_awaitValue<T>(_ task: (@escaping @Sendable (T?, (any Error)?) -> Void) -> Void,
                              file: StaticString = #fileID, line: UInt = #line) throws -> T {
-    let result = rj_await({ callback in task { value, error in callback(value, error) } }, file: file, line: line)
-    return try result.typedValue(as: T.self)
+    var outcome = CallbackOutcome<T>()
+    if let later = awaitCallback(into: &outcome, as: .callback, site: AwaitSite(file: file, line: line), { callback in
+        task { value, error in callback(value, error) }
+    }) {
+        return try later.result.typedValue(as: T.self)
+    }
+    return try outcome.get()
 }
 
 /// Waits for a callback API that only ever succeeds, of the `(T) -> Void` shape, and returns
@@ -65,11 +71,16 @@ public func rj_awaitValue<T>(_ task: (@escaping @Sendable (T?, (any Error)?) -> 
 /// let answer: Int = try rj_awaitValue { done in compute(completion: done) }
 /// ```
 @available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
-@_disfavoredOverload
+@_disfavoredOverload @inlinable
 public func rj_awaitValue<T>(_ task: (@escaping @Sendable (T) -> Void) -> Void,
                              file: StaticString = #fileID, line: UInt = #line) throws -> T {
-    let result = rj_await({ callback in task { value in callback(value, nil) } }, file: file, line: line)
-    return try result.typedValue(as: T.self)
+    var outcome = CallbackOutcome<T>()
+    if let later = awaitCallback(into: &outcome, as: .callback, site: AwaitSite(file: file, line: line), { callback in
+        task { value in callback(value, nil) }
+    }) {
+        return try later.result.typedValue(as: T.self)
+    }
+    return try outcome.get()
 }
 
 /// Runs a Swift `async` function as a `Task` and waits for it inside an `rj_async` body; returns
@@ -81,7 +92,7 @@ public func rj_awaitValue<T>(_ task: (@escaping @Sendable (T) -> Void) -> Void,
 @available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_awaitValue<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
     guard let current = _RJAwaitHost.current else { throw RJAsyncError.notInAsync }
-    guard let (generation, spare) = current.beginAwait(.asyncFunction) else { throw CancellationError() }
+    guard let generation = current.beginAwait(.asyncFunction) else { throw CancellationError() }
     let swiftTask = Task {
         do {
             current.completeAwait(RJResult(value: try await operation(), error: nil), for: generation)
@@ -90,7 +101,7 @@ public func rj_awaitValue<T: Sendable>(_ operation: @escaping @Sendable () async
         }
     }
     current.setStop({ swiftTask.cancel() }, for: generation)
-    let result = current.suspend(awaiting: generation, keeping: spare)
+    let result = current.suspend(awaiting: generation)
     withExtendedLifetime(swiftTask) {}
     return try result.typedValue(as: T.self)
 }

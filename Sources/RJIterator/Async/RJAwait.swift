@@ -20,75 +20,9 @@ import RJPromises
 /// ```
 @available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_await(_ task: (@escaping RJAsyncCallback) -> Void, file: StaticString = #fileID, line: UInt = #line) -> RJResult {
-    // Unretained: the running body's host is alive (its driver holds it while the body runs,
-    // `suspend` while it waits); a retain is an atomic operation on an await's fastest path.
-    guard let current = _RJAwaitHost.currentUnretained else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
-    return current._withUnsafeGuaranteedRef { current in
-        awaitCallback(task, in: current, as: .callback, site: AwaitSite(file: file, line: line))
+    awaitCallback(as: .callback, site: AwaitSite(file: file, line: line)) { callback in
+        task { value, error in callback(value, error) }
     }
-}
-
-/// An await of a callback in the body of `host`, reported to dumps as `kind`: hands `task` a
-/// callback whose only reference to the host is its token (so the "dropped" completion dies
-/// with the callback) and suspends until it completes. `started`: called with the await's
-/// generation before the work starts (a timeout's timer).
-private func awaitCallback(_ task: (@escaping RJAsyncCallback) -> Void, in host: _RJAwaitHost, as kind: AwaitKind,
-                           count: Int = 0, timeout: Double? = nil, site: AwaitSite,
-                           started: (UInt64) -> Void = { _ in }) -> RJResult {
-    guard var begun = host.beginAwait(kind, count: count, timeout: timeout) else {
-        return RJResult(value: nil, error: CancellationError())
-    }
-    let generation = begun.generation
-    started(generation)
-    // Taken out of `begun`: this frame lasts as long as the wait, and must not hold the token.
-    let (spareAgain, settled) = start(task, in: host, generation, reusing: begun.spare.take(), site: site)
-    switch settled {
-    case .waits:
-        return host.suspend(awaiting: generation, keeping: spareAgain)
-    case .calledBack(let token):
-        return host.suspend(awaiting: generation, keeping: spareAgain, completedByBody: true) { token.takeBodyResult() }
-    case .dropped:
-        return host.suspend(awaiting: generation, keeping: spareAgain, completedByBody: true) {
-            RJResult(value: nil, error: RJAsyncError.callbackDropped, done: false)
-        }
-    }
-}
-
-/// How the work left an await's callback when its closure returned.
-private enum Settled {
-    /// Not called: the body waits for it.
-    case waits
-    /// Called inside the closure, on the body's thread: the token holds the result.
-    case calledBack(CallbackToken)
-    case dropped
-}
-
-/// Hands `task` the callback of await `generation`, whose context is a token (`spare`, or a new
-/// one); returns the token if the work kept no reference to it (for the next await), and how the
-/// work left the callback. Its own frame: the body must not hold the token while it waits, or a
-/// callback the work releases uncalled would never complete the await.
-private func start(_ task: (@escaping RJAsyncCallback) -> Void, in host: _RJAwaitHost, _ generation: UInt64,
-                   reusing spare: consuming CallbackToken?, site: AwaitSite) -> (CallbackToken?, Settled) {
-    var token: CallbackToken
-    // Taken: no other reference may stay here, or `reclaim` could not find the token unique.
-    if let reused = spare.take() {
-        reused.reuse(for: generation, site: site)
-        token = reused
-    } else {
-        token = CallbackToken(host, generation, site: site)
-    }
-    hand(token, to: task)
-    let called = token.calledOnBody
-    let (isSpare, dropped) = CallbackToken.reclaim(&token)
-    if dropped { return (token, .dropped) }
-    if called { return (isSpare ? token : nil, .calledBack(token)) }
-    return (isSpare ? token : nil, .waits)
-}
-
-/// Calls `task` with a callback whose context is `token`; the callback is released on return.
-@inline(never)
-private func hand(_ token: CallbackToken, to task: (@escaping RJAsyncCallback) -> Void) {
-    task { value, error in token.call(value, error) }
 }
 
 /// Waits, inside an `rj_async` body, for `promise` to settle: the result carries its value or
@@ -132,19 +66,27 @@ func awaitingTaskState() -> AwaitingTaskState {
 @usableFromInline
 func awaitPending<T>(_ promise: Promise<T>) -> RJResult {
     guard let current = _RJAwaitHost.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
-    guard let (generation, spare) = current.beginAwait(.promise) else {
+    guard let generation = current.beginAwait(.promise) else {
         promise.cancel()
         return RJResult(value: nil, error: CancellationError())
     }
     current.setStop({ promise.cancel() }, for: generation)
     promise.whenSettled { result in current.completeAwait(RJResult(result), for: generation) }
-    return current.suspend(awaiting: generation, keeping: spare)
+    return current.suspend(awaiting: generation)
+}
+
+/// An await of an untyped callback (`RJAsyncCallback`), as the seed's result.
+private func awaitCallback(as kind: AwaitKind, count: Int = 0, timeout: Double? = nil, site: AwaitSite,
+                           _ start: (CallbackOf<Any>) -> Void) -> RJResult {
+    var outcome = CallbackOutcome<Any>()
+    if let later = awaitCallback(into: &outcome, as: kind, count: count, timeout: timeout, site: site, start) { return later.result }
+    return RJResult(value: outcome.value, error: outcome.error, done: false)
 }
 
 /// A plain value comes straight back as the result's value, without suspending, as in the
 /// seed; outside a body or once cancelled it answers as every form does. Why it is labelled,
 /// and why a closure given here stops the program: docs/async.md ("`rj_await`"). Disfavoured,
-/// so a callback of optional values goes to ``rj_await(_:file:line:)``.
+/// so a callback of optional values goes to ``rj_await(_:file:line:)-((RJAsyncCallback)->Void,_,_)``.
 ///
 /// ```swift
 /// rj_await(value: 42).value   // 42
@@ -180,12 +122,10 @@ private func isFunction(_ value: Any) -> Bool {
 @available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_await(_ task: (@escaping RJAsyncCallback) -> Void, timeout: Double, file: StaticString = #fileID,
                      line: UInt = #line) -> RJResult {
-    guard let current = _RJAwaitHost.current else { return RJResult(value: nil, error: RJAsyncError.notInAsync) }
-    return awaitCallback(task, in: current, as: .timeout, timeout: timeout, site: AwaitSite(file: file, line: line)) { generation in
-        // Ignored once the await completed another way: the generation has moved on.
-        current.queue.asyncAfter(deadline: .now() + max(0, timeout)) {
-            current.completeAwait(RJResult(value: nil, error: RJAsyncError.timedOut), for: generation)
-        }
+    // The timer starts once the work's closure has returned without calling back (the await
+    // begins then); it is ignored once the await completed another way (the generation moved on).
+    awaitCallback(as: .timeout, timeout: timeout, site: AwaitSite(file: file, line: line)) { callback in
+        task { value, error in callback(value, error) }
     }
 }
 
@@ -197,7 +137,7 @@ public func rj_await(_ task: (@escaping RJAsyncCallback) -> Void, timeout: Doubl
 @available(*, noasync, message: "rj_await suspends the body of an rj_async task or an AsyncGenerator, which are synchronous closures; in async code use Swift's await (try await gen.next(), for try await, try await promise.value)")
 public func rj_await(all tasks: [RJAsyncClosure], file: StaticString = #fileID, line: UInt = #line) -> [RJResult] {
     if tasks.isEmpty { return [] }
-    guard let host = _RJAwaitHost.current else { return tasks.map { _ in RJResult(value: nil, error: RJAsyncError.notInAsync) } }
+    guard _RJAwaitHost.currentUnretained != nil else { return tasks.map { _ in RJResult(value: nil, error: RJAsyncError.notInAsync) } }
     let results = Collector(count: tasks.count, site: AwaitSite(file: file, line: line))
     let combined: RJAsyncClosure = { callback in
         for (index, task) in tasks.enumerated() {
@@ -206,7 +146,9 @@ public func rj_await(all tasks: [RJAsyncClosure], file: StaticString = #fileID, 
             }
         }
     }
-    let outcome = awaitCallback(combined, in: host, as: .all, count: tasks.count, site: AwaitSite(file: file, line: line))
+    let outcome = awaitCallback(as: .all, count: tasks.count, site: AwaitSite(file: file, line: line)) { callback in
+        combined { value, error in callback(value, error) }
+    }
     if let error = outcome.error { return tasks.map { _ in RJResult(value: nil, error: error) } }
     return results.all
 }
@@ -223,7 +165,7 @@ public func rj_await(firstOf tasks: [RJAsyncClosure], file: StaticString = #file
     -> (index: Int?, result: RJResult)
 {
     if tasks.isEmpty { return (nil, RJResult(value: nil, error: RJAsyncError.noTasks)) }
-    guard let host = _RJAwaitHost.current else { return (nil, RJResult(value: nil, error: RJAsyncError.notInAsync)) }
+    guard _RJAwaitHost.currentUnretained != nil else { return (nil, RJResult(value: nil, error: RJAsyncError.notInAsync)) }
     let winner = Collector(count: tasks.count, site: AwaitSite(file: file, line: line))
     let combined: RJAsyncClosure = { callback in
         for (index, task) in tasks.enumerated() {
@@ -232,7 +174,9 @@ public func rj_await(firstOf tasks: [RJAsyncClosure], file: StaticString = #file
             }
         }
     }
-    let outcome = awaitCallback(combined, in: host, as: .firstOf, count: tasks.count, site: AwaitSite(file: file, line: line))
+    let outcome = awaitCallback(as: .firstOf, count: tasks.count, site: AwaitSite(file: file, line: line)) { callback in
+        combined { value, error in callback(value, error) }
+    }
     if let error = outcome.error { return (nil, RJResult(value: nil, error: error)) }
     return (winner.firstIndex, winner.all[0])
 }

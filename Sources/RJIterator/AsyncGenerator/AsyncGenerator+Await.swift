@@ -21,14 +21,12 @@ extension AsyncGeneratorStorage {
             // Its own request would wait behind the one it is serving, forever.
             throw GeneratorError.alreadyRunning
         }
-        // A cancelled reader: as a cancelled Swift task does, it ends the generator at its place.
-        if current.isCancelled {
-            cancellationArrives()
-            throw CancellationError()
-        }
+        // A read from a cancelled body is withdrawn before it is made, as a Swift task's is; a
+        // command (`return`, `throw`, a delegation's close) acts whoever sends it.
+        if current.isCancelled, operation.isNext { throw CancellationError() }
         switch serveCaller(operation) {
         case .answered(let result): return try result.get()
-        case .pending(let request): return try awaitAnswer(of: request, in: current)
+        case .pending(let id): return try awaitAnswer(of: id, operation, in: current)
         case .later, .cancelled: return try awaitQueued(operation, in: current)
         }
     }
@@ -36,35 +34,57 @@ extension AsyncGeneratorStorage {
     /// `operation` could not be served at once: it waits its turn as a request, `current` for its answer.
     @inlinable
     func awaitQueued(_ operation: Operation, in current: _RJAwaitHost) throws -> Step {
-        let request = AsyncRequest(operation, isNext: operation.isNext)
-        let start = state.withLock { $0.requestArrives(request) }
-        carryOut(start, for: request)
-        return try awaitAnswer(of: request, in: current)
+        switch state.withLock({ $0.requestArrives(operation, isNext: operation.isNext) }) {
+        case .serve(let id):
+            drive(Self.coreOperation(operation))
+            return try awaitAnswer(of: id, operation, in: current)
+        case .answered(let answer, let produce):
+            if produce { goOn(.produce) }
+            return try typed(answer, of: operation).get()
+        case .queued(let id):
+            return try awaitAnswer(of: id, operation, in: current)
+        }
     }
 
-    /// Suspends the body of `current` in an await until `request` is answered; cancelling
-    /// `current` cancels the request (the rule for a cancelled reader, as for a Swift task).
+    /// Suspends the body of `current` in an await until request `id` is answered. Cancelling
+    /// `current` withdraws a read (its answer, if decided before, is still given); a command
+    /// from a cancelled host still acts, its answer dropped when it cannot be waited for.
     @inlinable
-    func awaitAnswer(of request: AsyncRequest, in current: _RJAwaitHost) throws -> Step {
-        if let kept = keptAnswer(of: request) { return try kept.get() }
-        // The request's answer (a value decided before the cancellation, or CancellationError)
-        // completes the await, as a Swift task's continuation gets it: the stop is set as the
-        // await begins, so a cancellation never completes it in between (that lost a value).
-        guard let (generation, spare) = current.beginAwait(.nextStep, answeredBy: { self.cancel(request) }) else {
-            // Cancelled meanwhile: as a cancellation of the request (it may have its value).
-            cancel(request)
-            if let answer = answerAfterCancelling(request) { return try answer.get() }
-            throw CancellationError()
+    func awaitAnswer(of id: UInt64, _ operation: Operation, in current: _RJAwaitHost) throws -> Step {
+        let reads = operation.isNext
+        // A read's answer (a value decided before the cancellation, or CancellationError) completes
+        // the await, as a Swift task's continuation gets it: the stop is set as the await begins,
+        // so a cancellation never completes it in between.
+        var stop: (@Sendable () -> Void)?
+        if reads { stop = { self.readerCancelled(id, lastReader: false) } }
+        guard let generation = current.beginAwait(.nextStep, answeredBy: stop) else {
+            return try answerWithoutWaiting(id, reads: reads)
         }
-        let answeredMeanwhile = state.withLock { _ -> Bool in
-            if request.answer != nil { return true }
-            request.waiter = .callback({ current.completeAwait(RJResult(), for: generation) })
-            return false
+        if let kept = state.withLock({ $0.waiterArrives(id, .body(current, generation: generation)) }) {
+            // Answered meanwhile: the await begun is completed at once.
+            current.completeAwait(RJResult(), for: generation)
+            _ = current.suspend(awaiting: generation)
+            return try typed(kept.answer, of: kept.operation).get()
         }
-        if answeredMeanwhile { current.completeAwait(RJResult(), for: generation) }
-        let awaited = current.suspend(awaiting: generation, keeping: spare)
-        if let error = awaited.error { throw error }
-        return try keptAnswer(of: request).unsafelyUnwrapped.get()
+        let awaited = current.suspend(awaiting: generation)
+        if let error = awaited.error {
+            // Resumed without its answer (its own body closed): as a cancelled host.
+            do { return try answerWithoutWaiting(id, reads: reads) } catch is CancellationError { throw error }
+        }
+        guard let kept = state.withLock({ $0.takeAnswer(id) }) else {
+            preconditionFailure("RJIterator: internal error: an await of an async generator's step resumed without its answer")
+        }
+        return try typed(kept.answer, of: kept.operation).get()
+    }
+
+    /// The awaiting host cannot wait (cancelled): a read is withdrawn and gets its answer if one
+    /// was decided before, else `CancellationError`; a command's answer is taken if it has one, and
+    /// otherwise dropped when it comes (`CancellationError` here).
+    @inlinable
+    func answerWithoutWaiting(_ id: UInt64, reads: Bool) throws -> Step {
+        if reads { readerCancelled(id, lastReader: false) }
+        guard let kept = state.withLock({ $0.waiterArrives(id, .nobody) }) else { throw CancellationError() }
+        return try typed(kept.answer, of: kept.operation).get()
     }
 }
 

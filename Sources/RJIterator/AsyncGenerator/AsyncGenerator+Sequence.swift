@@ -1,6 +1,7 @@
 /// `for try await x in generator`: an async generator whose `Input` is `Void` is an
-/// `AsyncSequence`. The loop ends when the body returns or another reader's cancellation ended
-/// the generator; the body's error is thrown; cancelling the loop's task stops the body.
+/// `AsyncSequence`. The loop ends when the body returns; the body's error is thrown; cancelling
+/// the loop's task throws `CancellationError`, and stops the body if the loop's iterator holds
+/// the only reference to the generator (docs/async-generators.md, "Several readers").
 ///
 /// ```swift
 /// let squares = AsyncGenerator<Int, Void, Void> { y in for i in 1...3 { try y.yield(i * i) } }
@@ -14,14 +15,17 @@ extension AsyncGenerator: AsyncSequence where Input == Void {
 }
 
 /// The iterator of an ``AsyncGenerator`` with `Input == Void`. After the end or an error it
-/// gives `nil`; another reader's cancellation (``GeneratorError/closed``) is an end.
+/// gives `nil`. Cancelling its task withdraws its read; when the iterator holds the only
+/// reference to the generator (`for try await x in makeGenerator()`), nobody can read the body
+/// any more: it is cancelled, and the read throws once its cleanups have run.
 ///
 /// ```swift
 /// var it = squares.makeAsyncIterator()
 /// try await it.next()   // 1
 /// ```
 public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: AsyncIteratorProtocol {
-    @usableFromInline let generator: AsyncGenerator<Element, Void, Return>
+    /// A `var`: whether the loop holds the only reference is asked of it (`isKnownUniquelyReferenced`).
+    @usableFromInline var generator: AsyncGenerator<Element, Void, Return>
     /// The generator's storage, read once: a request reaches it without a load (and retain) of it.
     @usableFromInline let storage: AsyncGeneratorStorage<Element, Void, Return>
     @usableFromInline var finished = false
@@ -67,14 +71,18 @@ public struct AsyncGeneratorIterator<Element: Sendable, Return: Sendable>: Async
     @inlinable @inline(never)
     nonisolated(nonsending) mutating func nextLater(_ attempt: AsyncGeneratorStorage<Element, Void, Return>.Attempt) async throws -> Element? {
         do {
-            switch try await storage.answerLater(.next(()), attempt) {
+            // Whether anyone else can read it, for a cancellation: asked of the references, not
+            // of who waits (nobody can copy the reference while this call holds the iterator).
+            let lastReader = isKnownUniquelyReferenced(&generator)
+            switch try await storage.answerLater(.next(()), attempt, lastReader: lastReader) {
             case .yielded(let value): return value
             case .returned:
                 finished = true
                 return nil
             }
         } catch GeneratorError.closed where storage.endedByCancellation {
-            // Another reader's cancellation ended the generator: the end, for this reader.
+            // Its last reader's cancellation ended the generator (read here through a weak
+            // reference): the end, for this reader.
             finished = true
             return nil
         } catch {

@@ -21,7 +21,8 @@ import RJLocks
 /// Semantics as ES2018's async generators and Python's (PEP 525), side by side in
 /// docs/async-generators.md: requests are served one at a time, in order; the body runs only
 /// while one is served unless buffered (``init(bufferingUpTo:on:stackMode:file:line:_:)``); a
-/// cancelled reader ends the generator; dropping the last reference closes a suspended body.
+/// cancelled reader's read is withdrawn and the others go on; the body is cancelled when nobody
+/// can read it any more (its last reader was cancelled, or the last reference went).
 /// The body runs on the requesting thread until it yields or awaits, then on the thread that
 /// completed the await (or `on:`); nothing blocks a thread. `Sendable`; so must the body be.
 public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Sendable>: Sendable {
@@ -75,8 +76,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// call) and returns the step it took: the next value, or its return value once it ends.
     ///
     /// - Throws: the body's error (again on every later call); `CancellationError` if the task
-    ///   calling it was cancelled; ``GeneratorError/closed`` once another reader's cancellation
-    ///   ended the generator.
+    ///   calling it was cancelled (its read is withdrawn: the generator goes on for the others).
     ///
     /// ```swift
     /// let running = AsyncGenerator<Int, Int, Void> { y in var total = 0; while true { total += try y.yield(total) } }
@@ -89,7 +89,8 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     }
 
     /// Finishes the generator with `value`, at the body's `yield` (its cleanups run and may
-    /// await or yield, as for ``Generator/return(_:)``); waits for the requests before it.
+    /// await or yield, as for ``Generator/return(_:)``); waits for the requests before it. A
+    /// command, not a read: it acts even from a cancelled task.
     ///
     /// ```swift
     /// _ = try await gen.return(())   // .returned(())
@@ -100,7 +101,7 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     }
 
     /// Throws `error` into the body at its `yield`; the body may catch it and yield again.
-    /// Waits for the requests before it.
+    /// Waits for the requests before it; acts even from a cancelled task, as `return` does.
     ///
     /// ```swift
     /// _ = try await gen.throw(CancellationError())
@@ -118,11 +119,11 @@ public final class AsyncGenerator<Element: Sendable, Input: Sendable, Return: Se
     /// ```
     public var state: GeneratorState { storage.generatorState }
 
-    /// Whether the body is cancelled (a reader's cancellation ended the generator, or it is being
-    /// closed on release): its awaits give `CancellationError` at once, its yields are refused.
+    /// Whether the body is cancelled (its last reader was cancelled, or it is being closed on
+    /// release): its awaits give `CancellationError` at once, its yields are refused.
     ///
     /// ```swift
-    /// if gen.isCancelled { print("a reader was cancelled") }
+    /// if gen.isCancelled { print("nobody can read it any more") }
     /// ```
     public var isCancelled: Bool { storage.isCancelledForUsers }
 

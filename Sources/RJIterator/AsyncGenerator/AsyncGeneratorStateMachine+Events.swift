@@ -1,176 +1,198 @@
 import RJLocks
 
-// The async generator state machine's transitions that wait, end turns, cancel and release,
-// following the table in AsyncGeneratorStateMachine.swift's header.
+// The async generator state machine's transitions for requests that wait, turns, cancellation
+// and release, following the table in AsyncGeneratorStateMachine.swift's header. Each returns
+// the waiters it let go of with their answers (`AsyncWaiterAnswer`), for the storage to resume
+// outside the lock.
 
 extension AsyncGeneratorStateMachine {
     // MARK: Requests that wait
 
-    /// What `requestArrives` decided (`take` and `outcome` as for `CallerStart`).
+    /// What `requestArrives` decided.
     @usableFromInline
     enum RequestStart {
-        /// Nothing in progress: the request's caller serves it now, on its thread.
-        case serve
-        case take(Any, produce: Bool)
-        case outcome(Ending)
-        case queued
-        /// Its caller was cancelled before it came: answered `CancellationError`; its place ends the generator.
-        case cancelled(CancellationStart)
+        /// Nothing in progress: the request's caller serves it now, on its thread (a turn for it).
+        case serve(UInt64)
+        /// Answered at once (a value produced ahead, the kept outcome); `produce`: the storage
+        /// starts a producing turn.
+        case answered(AsyncAnswer, produce: Bool)
+        /// Behind the turn: its answer comes later.
+        case queued(UInt64)
     }
 
-    /// `request` comes, to wait its turn if it cannot be served now.
+    /// `operation` comes, to wait its turn if it cannot be served now (its caller then waits
+    /// for the request's answer: `waiterArrives`).
     @usableFromInline
-    mutating func requestArrives(_ request: AsyncRequest) -> RequestStart {
-        let start = arrival(of: request)
-        switch start {
-        case .take, .outcome, .cancelled: request.answered = true
-        case .serve, .queued: break
-        }
-        return start
-    }
-
-    @usableFromInline
-    mutating func arrival(of request: AsyncRequest) -> RequestStart {
-        if request.cancelled { return .cancelled(cancellationArrives()) }
-        switch callerArrives(isNext: request.isNext) {
+    mutating func requestArrives(_ operation: Any, isNext: Bool) -> RequestStart {
+        switch callerArrives(isNext: isNext) {
         case .serve:
-            body = .running(Turn(serving: request))
-            return .serve
+            let request = newRequest(operation, isNext: isNext)
+            body = .running(Turn(.request(request)))
+            return .serve(request.id)
         case .take(let value, let produce):
-            return .take(value, produce: produce)
+            return .answered(.yielded(value), produce: produce)
         case .outcome(let ending):
-            return .outcome(ending)
+            return .answered(.outcome(ending), produce: false)
         case .wait:
-            // Behind the turn; a return or throw drops what was produced ahead.
-            wait(.request(request))
-            return .queued
+            let request = newRequest(operation, isNext: isNext)
+            if case .waiting(var waiting) = queue {
+                queue = .empty
+                waiting.append(request)
+                queue = .waiting(waiting)
+            } else {
+                queue = .waiting(FIFO(request))
+            }
+            return .queued(request.id)
         }
     }
 
     @usableFromInline
-    mutating func wait(_ waiter: Waiter) {
-        if case .waiters(var waiters) = queue {
+    mutating func newRequest(_ operation: Any, isNext: Bool) -> AsyncRequest {
+        lastID &+= 1
+        return AsyncRequest(id: lastID, operation: operation, isNext: isNext)
+    }
+
+    /// The waiter of request `id` comes: the answer if it was decided already (taken out),
+    /// else `nil` and the waiter waits in the request.
+    @usableFromInline
+    mutating func waiterArrives(_ id: UInt64, _ waiter: AsyncWaiter) -> AsyncKeptAnswer? {
+        if let index = kept.firstIndex(where: { $0.id == id }) { return kept.remove(at: index) }
+        if case .running(var turn) = body {
+            switch turn.serving {
+            case .request(var request) where request.id == id:
+                request.waiter = waiter
+                turn.serving = .request(request)
+                body = .running(turn)
+                return nil
+            case .closing(var closers):
+                if let index = closers.firstIndex(where: { $0.id == id }) {
+                    closers[index].waiter = waiter
+                    turn.serving = .closing(closers)
+                    body = .running(turn)
+                    return nil
+                }
+            default:
+                break
+            }
+        }
+        if case .waiting(var waiting) = queue, let index = waiting.items.firstIndex(where: { $0.id == id }) {
             queue = .empty
-            waiters.append(waiter)
-            queue = .waiters(waiters)
-        } else {
-            queue = .waiters(FIFO(waiter))
+            waiting.items[index].waiter = waiter
+            queue = .waiting(waiting)
+            return nil
+        }
+        preconditionFailure("RJIterator: internal error: an async generator's request \(id) has no answer and does not wait")
+    }
+
+    /// The answer kept for request `id`, taken out (a body resumed from its await takes it).
+    @usableFromInline
+    mutating func takeAnswer(_ id: UInt64) -> AsyncKeptAnswer? {
+        guard let index = kept.firstIndex(where: { $0.id == id }) else { return nil }
+        return kept.remove(at: index)
+    }
+
+    /// `request` gets `answer`: its waiter is let go of, with the answer (`box` makes a kept
+    /// answer of one at hand); a request without a waiter, or whose waiter is a body, keeps it.
+    @usableFromInline
+    mutating func answer(_ request: AsyncRequest, _ answer: AsyncAnswer, box: () -> AsyncAnswer) -> AsyncWaiterAnswer? {
+        func keep() {
+            let kept = if case .atHand = answer { box() } else { answer }
+            self.kept.append(AsyncKeptAnswer(id: request.id, operation: request.operation, answer: kept))
+        }
+        switch request.waiter {
+        case .task:
+            return AsyncWaiterAnswer(waiter: request.waiter, operation: request.operation, answer: answer)
+        case .none:
+            keep()
+            return nil
+        case .body:
+            keep()
+            return AsyncWaiterAnswer(waiter: request.waiter, operation: request.operation, answer: answer)
+        case .nobody:
+            return nil
         }
     }
 
-    /// What a cancellation's arrival decided.
-    @usableFromInline
-    enum CancellationStart {
-        /// Nothing in progress: the caller closes the body now, on its thread, then gets `CancellationError`.
-        case closeHere
-        /// Its place waits behind the turn; `stop`: the turn served nobody before it and was cancelled
-        /// at once (the pending await's work to stop, the body to resume on the queue if it waited).
-        case queued(stop: AwaitState.Cancellation?)
-        case ended
-    }
-
-    /// A reader whose task is cancelled asks (or its request came after): the generator ends at its place.
-    @usableFromInline
-    mutating func cancellationArrives() -> CancellationStart {
-        switch body {
-        case .fresh, .suspended:
-            queue = .empty
-            body = .running(Turn(.closing))
-            _ = awaits.cancel()
-            return .closeHere
-        case .running:
-            wait(.cancellation)
-            return .queued(stop: cancelTurnIfItServesNobody())
-        case .ended:
-            return .ended
-        }
-    }
-
-    /// A cancellation at the front of the queue, behind a turn that produces ahead for nobody:
-    /// that turn is cancelled now (its place has come).
-    @usableFromInline
-    mutating func cancelTurnIfItServesNobody() -> AwaitState.Cancellation? {
-        guard case .running(let turn) = body, case .ahead = turn.serving,
-              case .waiters(let waiters) = queue, case .cancellation = waiters.first else { return nil }
-        return awaits.cancel()
-    }
-
-    // MARK: A turn's end (the storage's serving loop)
+    // MARK: A turn's steps (the storage's serving loop)
 
     /// What `turnYielded` decided.
     @usableFromInline
     enum AfterYield {
-        /// The value answers this requester, then the turn goes on with `then`.
-        case answer(AsyncRequest, then: Next)
-        /// Nobody gets the value now (kept ahead, or dropped for a return, throw or cancellation).
-        case noAnswer(then: Next)
+        /// The value goes to this waiter (if any), then the turn goes on with `then`.
+        case answer(AsyncWaiterAnswer?, then: Next)
         /// The body is cancelled: its `yield` is refused (resume it with `CancellationError`).
         case refuse
+        /// The cancelled body yielded again after a refusal: these get `CancellationError` now,
+        /// and the body is closed as on release.
+        case ignoredCancellation([AsyncWaiterAnswer])
         /// The generator was released: close the body at this `yield`.
         case closeForRelease
     }
 
-    /// The body yielded during a storage turn (not a caller's); `value` is boxed only if kept ahead.
+    /// The body yielded during a storage turn (not a caller's); `value` is boxed only if kept.
     @usableFromInline
     mutating func turnYielded(_ value: () -> Any) -> AfterYield {
-        // Without a turn nobody runs the body: nothing to do (the storage never asks then).
-        guard case .running(let turn) = body else { return .noAnswer(then: .stop) }
+        guard case .running(var turn) = body else {
+            preconditionFailure("RJIterator: internal error: an async generator's body yielded without a turn")
+        }
         if turn.released { return .closeForRelease }
-        if awaits.cancelled { return .refuse }
         switch turn.serving {
         case .request(let request):
-            request.answered = true
-            return .answer(request, then: nextTurnAfterAnswer())
-        case .caller, .closing:
-            // A caller's turn ends in `callerTurnYielded`; a closing one is cancelled (above).
-            return .noAnswer(then: nextTurnAfterAnswer())
+            let waiterAnswer = answer(request, .atHand) { .yielded(value()) }
+            return .answer(waiterAnswer, then: nextTurnAfterAnswer())
+        case .caller:
+            preconditionFailure("RJIterator: internal error: a caller's turn yielded through the storage's loop")
+        case .closing(let closers):
+            if !turn.refused {
+                turn.refused = true
+                body = .running(turn)
+                return .refuse
+            }
+            turn.serving = .closing([])
+            body = .running(turn)
+            return .ignoredCancellation(closers.compactMap { answer($0, .cancellation) { .cancellation } })
+        case .dropping:
+            return .answer(nil, then: nextTurnAfterAnswer())
         case .ahead:
             break
         }
-        // Produced ahead: to the first waiting `next`; in place of a waiting return, throw or
-        // cancellation (dropped); or kept.
+        // Produced ahead: to the first waiting read; in place of a waiting return or throw
+        // (dropped); or kept.
         switch queue {
-        case .waiters(var waiters):
-            if case .request(let request) = waiters.first!, request.isNext {
-                queue = .empty
-                _ = waiters.pop()
-                if !waiters.isEmpty { queue = .waiters(waiters) }
-                request.answered = true
-                return .answer(request, then: nextForAhead())
-            }
-            return .noAnswer(then: nextTurnAfterAnswer())
+        case .waiting(var waiting):
+            guard waiting.first!.isNext else { return .answer(nil, then: nextTurnAfterAnswer()) }
+            queue = .empty
+            let head = waiting.pop()
+            if !waiting.isEmpty { queue = .waiting(waiting) }
+            let waiterAnswer = answer(head, .atHand) { .yielded(value()) }
+            return .answer(waiterAnswer, then: nextTurnAfterAnswer())
         case .empty:
             queue = .ahead(FIFO(value()))
-            return .noAnswer(then: nextForKept())
+            return .answer(nil, then: nextForKept())
         case .ahead(var values):
             queue = .empty
             values.append(value())
             queue = .ahead(values)
-            return .noAnswer(then: nextForKept())
+            return .answer(nil, then: nextForKept())
         }
     }
 
-    /// A value kept ahead: the body goes on while there is room.
+    /// A value kept ahead: the body goes on while the buffer has room (a withdrawn read's slot, one).
     @usableFromInline
     mutating func nextForKept() -> Next {
-        if case .ahead(let values) = queue, values.count >= capacity {
+        if case .ahead(let values) = queue, values.count >= max(capacity, 1) {
             body = .suspended
             return .stop
         }
         return .produce
     }
 
-    /// After a value produced ahead went to a waiting `next`: what the producing turn does.
-    @usableFromInline
-    mutating func nextForAhead() -> Next {
-        if case .empty = queue { return .produce }
-        return nextTurnAfterAnswer()
-    }
-
     /// The turn's requester has its answer, the body is at a `yield`: the next turn, or idle.
     @usableFromInline
     mutating func nextTurnAfterAnswer() -> Next {
-        guard case .running(let turn) = body else { return .stop }
+        guard case .running(let turn) = body else {
+            preconditionFailure("RJIterator: internal error: an async generator's turn ended without a turn")
+        }
         switch queue {
         case .empty:
             if capacity > 0, !turn.released {
@@ -179,19 +201,12 @@ extension AsyncGeneratorStateMachine {
             }
             body = .suspended
             return .stop
-        case .waiters(var waiters):
+        case .waiting(var waiting):
             queue = .empty
-            let head = waiters.pop()
-            if !waiters.isEmpty { queue = .waiters(waiters) }
-            switch head {
-            case .request(let request):
-                body = .running(Turn(serving: request, released: turn.released))
-                return .serve(request)
-            case .cancellation:
-                body = .running(Turn(.closing, released: turn.released))
-                _ = awaits.cancel()
-                return .cancel
-            }
+            let head = waiting.pop()
+            if !waiting.isEmpty { queue = .waiting(waiting) }
+            body = .running(Turn(.request(head), released: turn.released))
+            return .serve(head.operation)
         case .ahead(let values):
             if values.count < capacity, !turn.released {
                 body = .running(Turn(.ahead))
@@ -205,109 +220,58 @@ extension AsyncGeneratorStateMachine {
     /// What `turnEnded` decided.
     @usableFromInline
     struct AfterEnd {
-        /// Who the turn served: it gets the body's outcome, or `CancellationError` if cancelled.
-        @usableFromInline var served: Serving
-        /// The requests left waiting, in order: answered from the kept outcome after it.
-        @usableFromInline var left: [AsyncRequest]
-        @usableFromInline var ending: Ending
-        /// The spare callback token, to release outside the lock.
-        @usableFromInline var spare: CallbackToken?
+        /// The turn served a caller, who gets the body's outcome as its return value.
+        @usableFromInline var servedCaller: Bool
+        /// The answers, in order: the turn's request (the outcome at hand, or `CancellationError`
+        /// for the reads of a closing turn), then the requests left waiting (the kept outcome).
+        @usableFromInline var answers: [AsyncWaiterAnswer]
     }
 
+    /// The body has ended; `result` (a `Result<GeneratorStep<Element, Return>, any Error>`) is
+    /// boxed only if kept.
     @usableFromInline
-    mutating func turnEnded() -> AfterEnd {
-        // Without a turn the body cannot end (the storage never says so then): ended as it is.
-        var turn = Turn(.closing)
-        if case .running(let running) = body { turn = running }
+    mutating func turnEnded(_ result: () -> Any) -> AfterEnd {
+        guard case .running(let turn) = body else {
+            preconditionFailure("RJIterator: internal error: an async generator's body ended without a turn")
+        }
         let ending: Ending = awaits.cancelled && !turn.released ? .byCancellation : .normally
-        turn.request?.answered = true
-        var left: [AsyncRequest] = []
-        if case .waiters(let waiters) = queue {
-            for case .request(let request) in waiters.all {
-                request.answered = true
-                left.append(request)
+        var end = AfterEnd(servedCaller: false, answers: [])
+        switch turn.serving {
+        case .caller:
+            end.servedCaller = true
+        case .request(let request):
+            if let waiterAnswer = answer(request, .atHand, box: { .result(result()) }) { end.answers.append(waiterAnswer) }
+        case .closing(let closers):
+            for closer in closers {
+                if let waiterAnswer = answer(closer, .cancellation, box: { .cancellation }) { end.answers.append(waiterAnswer) }
             }
+        case .ahead, .dropping:
+            break
+        }
+        if case .waiting(let waiting) = queue {
             queue = .empty
+            for request in waiting.all {
+                if let waiterAnswer = answer(request, .outcome(ending), box: { .outcome(ending) }) { end.answers.append(waiterAnswer) }
+            }
         }
         // Values produced before the end stay, and go out before it.
         body = .ended(ending)
-        return AfterEnd(served: turn.serving, left: left, ending: ending, spare: awaits.bodyEnded())
+        return end
     }
 
     /// The body suspended in await `generation` during the turn; `caller`: the turn served a
-    /// caller, who now waits as this request.
+    /// caller, who now waits as a request (its id is returned).
     @usableFromInline
-    mutating func turnAwaits(_ generation: UInt64, callerNowWaitingAs caller: AsyncRequest?) -> AwaitState.Suspension {
+    mutating func turnAwaits(_ generation: UInt64, callerNowWaitingAs caller: (operation: Any, isNext: Bool)? = nil)
+        -> (suspension: AwaitState.Suspension, id: UInt64)
+    {
+        var id: UInt64 = 0
         if let caller, case .running(var turn) = body, case .caller = turn.serving {
-            turn.serving = .request(caller)
+            let request = newRequest(caller.operation, isNext: caller.isNext)
+            id = request.id
+            turn.serving = .request(request)
             body = .running(turn)
         }
-        return awaits.bodySuspended(generation)
-    }
-
-    // MARK: Cancellation and release
-
-    /// What `cancel` decided.
-    @usableFromInline
-    enum CancelAction {
-        /// Nothing to do (answered already, or not come yet: marked, and `requestArrives` answers it).
-        case none
-        /// It was being served: the body is cancelled (stop the pending await's work; resume the
-        /// body on the generator's queue if it was waiting). It is answered when the body ends.
-        case cancelledTurn(AwaitState.Cancellation)
-        /// It was waiting: withdrawn (answer it `CancellationError` now); its place ends the
-        /// generator. `stop` as for `CancellationStart.queued`.
-        case withdrawn(stop: AwaitState.Cancellation?)
-    }
-
-    @usableFromInline
-    mutating func cancel(_ request: AsyncRequest) -> CancelAction {
-        if request.answered { return .none }
-        request.cancelled = true
-        guard case .running(let turn) = body else { return .none }
-        if turn.request === request { return .cancelledTurn(awaits.cancel()) }
-        guard case .waiters(let waiters) = queue else { return .none }
-        var items = Array(waiters.all)
-        guard let index = items.firstIndex(where: { if case .request(let r) = $0 { return r === request } else { return false } }) else {
-            return .none
-        }
-        items[index] = .cancellation
-        var replaced = FIFO(items[0])
-        for item in items.dropFirst() { replaced.append(item) }
-        queue = .waiters(replaced)
-        request.answered = true
-        return .withdrawn(stop: index == 0 ? cancelTurnIfItServesNobody() : nil)
-    }
-
-    /// What `released` decided.
-    @usableFromInline
-    enum ReleaseAction {
-        case none
-        /// At a `yield`: close the body now, on the releasing thread (a turn of its own).
-        case closeNow
-        /// A turn is running (producing ahead): the body is closed at its next `yield`.
-        case closeAtNextYield(AwaitState.Cancellation)
-    }
-
-    /// The last reference to the generator went.
-    @usableFromInline
-    mutating func released() -> ReleaseAction {
-        switch body {
-        case .fresh:
-            queue = .empty
-            body = .ended(.normally)
-            return .none
-        case .suspended:
-            queue = .empty
-            body = .running(Turn(.closing, released: true))
-            _ = awaits.cancel()
-            return .closeNow
-        case .running(var turn):
-            turn.released = true
-            body = .running(turn)
-            return .closeAtNextYield(awaits.cancel())
-        case .ended:
-            return .none
-        }
+        return (awaits.bodySuspended(generation), id)
     }
 }

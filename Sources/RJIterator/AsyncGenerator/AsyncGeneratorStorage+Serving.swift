@@ -12,19 +12,20 @@ extension AsyncGeneratorStorage {
     @usableFromInline
     enum Attempt {
         case answered(Result<Step, any Error>)
-        /// Served until the body awaited: the caller waits for this request's answer.
-        case pending(AsyncRequest)
+        /// Served until the body awaited: the caller waits for the answer of this request.
+        case pending(UInt64)
         /// Something else is in progress: the caller waits as a request.
         case later
-        /// The calling task is cancelled: nothing was done.
+        /// A read from a task that is cancelled: nothing was done.
         case cancelled
     }
 
     /// A request from Swift concurrency, its synchronous part: served here when nothing else is in progress.
     @inlinable @inline(__always)
     func attempt(_ operation: Operation) -> Attempt {
-        // `Task.isCancelled`, without its retain and release of the task (CRJShims).
-        if rj_current_task_is_cancelled() { return .cancelled }
+        // `Task.isCancelled`, without its retain and release of the task (CRJShims). A command
+        // (`return`, `throw`) acts whoever sends it.
+        if operation.isNext, rj_current_task_is_cancelled() { return .cancelled }
         return serveCaller(operation)
     }
 
@@ -47,11 +48,11 @@ extension AsyncGeneratorStorage {
         typealias Machine = AsyncGeneratorStateMachine
         // Idle, as the lock word says: the turn is this caller's, with one compare-exchange.
         if state.transition(from: Machine.idleHint, to: Machine.callerTurnHint) {
-            let served = serve(operation)
-            if case .yielded(let value) = served, state.transition(from: Machine.callerTurnHint, to: Machine.idleHint) {
+            let step = Result { try serve(operation) }
+            if case .success(.yielded(.value(let value))) = step, state.transition(from: Machine.callerTurnHint, to: Machine.idleHint) {
                 return .answered(.success(.yielded(value)))
             }
-            return callerTurnEnded(operation, served)
+            return callerTurnEnded(operation, step)
         }
         return serveCallerSlowly(operation)
     }
@@ -63,98 +64,82 @@ extension AsyncGeneratorStorage {
         case .serve:
             break
         case .take(let value, let produce):
-            if produce { goOnInBackground(.produce) }
+            if produce { goOn(.produce) }
             return .answered(.success(.yielded(value as! Element)))
         case .outcome(let ending):
             return .answered(outcomeAnswer(operation, ending))
         case .wait:
             return .later
         }
-        return callerTurnEnded(operation, serve(operation))
+        return callerTurnEnded(operation, Result { try serve(operation) })
     }
 
     /// The caller's turn ended other than at a `yield` with nobody behind: someone came, a buffer,
     /// the body ended, or it awaits.
     @inlinable @inline(never)
-    func callerTurnEnded(_ operation: Operation, _ served: AsyncServed<Element, Return>) -> Attempt {
-        switch served {
-        case .yielded(let value):
-            let next = state.withLock { $0.callerTurnYielded() }
-            if case .stop = next { return .answered(.success(.yielded(value))) }
+    func callerTurnEnded(_ operation: Operation, _ step: CoreStep) -> Attempt {
+        switch step {
+        case .success(.yielded(.value(let value))):
             // The caller's answer is its return value: what comes after it goes to the queue.
-            goOnInBackground(next)
+            goOn(state.withLock { $0.callerTurnYielded() })
             return .answered(.success(.yielded(value)))
-        case .ended(let result):
-            let end = state.withLock { $0.turnEnded() }
-            if !end.left.isEmpty {
-                let box = UncheckedBox(value: end)
-                queue.async { self.answerLeft(box.value) }
-            }
-            return .answered(result)
-        case .awaiting(let generation):
+        case .success(.yielded(.awaiting(let generation))):
             // The body waits for work: from here the request is answered from elsewhere.
-            let request = AsyncRequest(operation, isNext: operation.isNext)
-            if case .resumeNow = state.withLock({ $0.turnAwaits(generation, callerNowWaitingAs: request) }) {
-                drive(.awaited)
-            }
-            return .pending(request)
+            let (suspension, id) = state.withLock { $0.turnAwaits(generation, callerNowWaitingAs: (operation, operation.isNext)) }
+            // Completed meanwhile: resumed as a completion resumes it (on `on:`, if given).
+            if case .resumeNow = suspension { resumeSpecialised() }
+            return .pending(id)
+        case .success(.returned(let value)):
+            return callerTurnEnded(.success(.returned(value)))
+        case .failure(let error):
+            return callerTurnEnded(.failure(error))
         }
+    }
+
+    /// The caller's turn ended with the body: its result is the caller's answer; the requests
+    /// left waiting get the kept outcome after it, on the queue.
+    @inlinable
+    func callerTurnEnded(_ result: Result<Step, any Error>) -> Attempt {
+        let end = state.withLock { $0.turnEnded { result } }
+        bodyEnded()
+        if !end.answers.isEmpty {
+            let box = UncheckedBox(value: end.answers)
+            queue.async { for waiterAnswer in box.value { self.answer(waiterAnswer) } }
+        }
+        return .answered(result)
     }
 
     /// The turn the machine gave the generator's queue after a caller's answer.
     @inlinable
-    func goOnInBackground(_ next: AsyncGeneratorStateMachine.Next) {
-        guard let resumption = resumption(for: next) else { return }
-        let box = UncheckedBox(value: resumption)
+    func goOn(_ next: AsyncGeneratorStateMachine.Next) {
+        guard let operation = coreOperation(for: next) else { return }
+        let box = UncheckedBox(value: operation)
         queue.async { self.drive(box.value) }
     }
 
     /// How the body is resumed for what the turn does next; nil for `stop`.
     @inlinable
-    func resumption(for next: AsyncGeneratorStateMachine.Next) -> AsyncResumption<Input, Return>? {
+    func coreOperation(for next: AsyncGeneratorStateMachine.Next) -> CoreOperation? {
         switch next {
         case .stop: return nil
         // Only a generator with a buffer produces ahead, and its `Input` is `Void`.
-        case .produce: return .operation(.next(() as! Input))
-        case .serve(let request): return .operation(operation(of: request))
-        case .cancel: return .cancellation
+        case .produce: return .next(.input(() as! Input))
+        case .serve(let operation): return Self.coreOperation(operation as! Operation)
         }
     }
 
+    /// One step of the core for `operation`.
     @inlinable @inline(__always)
-    func serve(_ resumption: AsyncResumption<Input, Return>) -> AsyncServed<Element, Return> {
-        switch resumption {
-        case .operation(let operation): return serve(operation)
-        case .awaited: return served { try core.performOutOfLine(.next(.awaited)) }
-        case .cancellation: return served { try core.performOutOfLine(.throwing(CancellationError())) }
-        }
-    }
-
-    @inlinable @inline(__always)
-    func serve(_ operation: Operation) -> AsyncServed<Element, Return> {
+    func serve(_ operation: Operation) throws -> GeneratorStep<AsyncHandOut<Element>, Return> {
         // The hot path, a `next`, folds to its one case; the others are rare.
-        if case .next(let input) = operation { return served { try core.perform(.next(.input(input))) } }
-        return served { try core.performOutOfLine(Self.coreOperation(operation)) }
-    }
-
-    /// How far `step`, one step of the core, got.
-    @inlinable @inline(__always)
-    func served(_ step: () throws -> GeneratorStep<AsyncEvent<Element>, Return>) -> AsyncServed<Element, Return> {
-        do {
-            switch try step() {
-            case .yielded(.yielded(let value)): return .yielded(value)
-            case .yielded(.awaiting(let generation)): return .awaiting(generation)
-            case .returned(let value): return .ended(.success(.returned(value)))
-            }
-        } catch {
-            return .ended(.failure(error))
-        }
+        if case .next(let input) = operation { return try core.perform(.next(.input(input))) }
+        return try core.performOutOfLine(Self.coreOperation(operation))
     }
 
     /// `operation` as the core takes it: inputs wrapped (the core is also resumed with awaits'
-    /// results); a delegation's first step resumes a suspended `Void`-input body with `()` (ES2018).
+    /// news); a delegation's first step resumes a suspended `Void`-input body with `()` (ES2018).
     @inlinable @inline(__always)
-    static func coreOperation(_ operation: Operation) -> GeneratorOperation<AsyncResume<Input>, Return> {
+    static func coreOperation(_ operation: Operation) -> CoreOperation {
         switch operation {
         case .next(let input): return .next(.input(input))
         case .send(let input): return .send(.input(input))
@@ -171,111 +156,109 @@ extension AsyncGeneratorStorage {
     /// Runs the turn the machine gave this thread, step after step, until the body awaits, the
     /// generator is idle, or the body has ended; each answer goes out before what queued behind it.
     @inlinable
-    func drive(_ first: AsyncResumption<Input, Return>) {
-        var resumption = first
+    func drive(_ first: CoreOperation) {
+        var operation = first
         while true {
-            switch serve(resumption) {
-            case .awaiting(let generation):
-                switch state.withLock({ $0.turnAwaits(generation, callerNowWaitingAs: nil) }) {
+            switch Result(catching: { try core.performOutOfLine(operation) }) {
+            case .success(.yielded(.awaiting(let generation))):
+                switch state.withLock({ $0.turnAwaits(generation).suspension }) {
                 case .wait: return
-                case .resumeNow: resumption = .awaited
+                case .resumeNow:
+                    // Completed meanwhile: on `on:`, if given, as a completion resumes it.
+                    if resumeQueue != nil { return resumeSpecialised() }
+                    operation = .next(.awaited)
                 }
-            case .yielded(let value):
+            case .success(.yielded(.value(let value))):
                 switch state.withLock({ $0.turnYielded { value } }) {
-                case .answer(let request, let next):
-                    answer(request, .success(.yielded(value)))
-                    guard let goOn = self.resumption(for: next) else { return }
-                    resumption = goOn
-                case .noAnswer(let next):
-                    guard let goOn = self.resumption(for: next) else { return }
-                    resumption = goOn
+                case .answer(let waiterAnswer, let next):
+                    if let waiterAnswer { answer(waiterAnswer, atHand: .success(.yielded(value))) }
+                    guard let goOn = coreOperation(for: next) else { return }
+                    operation = goOn
                 case .refuse:
-                    resumption = .cancellation
+                    operation = .throwing(CancellationError())
+                case .ignoredCancellation(let answers):
+                    for waiterAnswer in answers { answer(waiterAnswer) }
+                    return closeIgnoringCancellation()
                 case .closeForRelease:
-                    return closeForRelease()
+                    return closeAsOnRelease()
                 }
-            case .ended(let result):
-                let end = state.withLock { $0.turnEnded() }
-                if case .request(let request) = end.served { answer(request, result) }
-                answerLeft(end)
-                return
+            case .success(.returned(let value)):
+                return turnEnded(.success(.returned(value)))
+            case .failure(let error):
+                return turnEnded(.failure(error))
             }
         }
     }
 
-    /// The requests left waiting when the body ended, answered in order from its kept outcome.
+    /// The body ended during a storage turn: the answers go out in order.
     @inlinable
-    func answerLeft(_ end: AsyncGeneratorStateMachine.AfterEnd) {
-        for request in end.left { answer(request, outcomeAnswer(operation(of: request), end.ending)) }
+    func turnEnded(_ result: Result<Step, any Error>) {
+        let end = state.withLock { $0.turnEnded { result } }
+        bodyEnded()
+        for waiterAnswer in end.answers { answer(waiterAnswer, atHand: result) }
     }
 
     // MARK: Requests that wait, from Swift concurrency
 
-    /// The rest of a request that `attempt` could not answer at once.
+    /// The rest of a request that `attempt` could not answer at once. `lastReader`: its caller
+    /// holds the only reference to the generator (a `for try await` loop's iterator that owns it).
     @inlinable @inline(never)
-    nonisolated(nonsending) func answerLater(_ operation: Operation, _ attempt: Attempt) async throws -> Step {
+    nonisolated(nonsending) func answerLater(_ operation: Operation, _ attempt: Attempt, lastReader: Bool = false) async throws -> Step {
         switch attempt {
-        case .answered(let result): return try result.get()
-        case .pending(let request): return try await wait(for: request)
-        case .later: return try await submit(AsyncRequest(operation, isNext: operation.isNext))
+        case .answered(let result):
+            return try result.get()
+        case .pending(let id):
+            return try await wait(for: id, of: operation, lastReader: lastReader)
+        case .later:
+            switch state.withLock({ $0.requestArrives(operation, isNext: operation.isNext) }) {
+            case .serve(let id):
+                drive(Self.coreOperation(operation))
+                return try await wait(for: id, of: operation, lastReader: lastReader)
+            case .answered(let answer, let produce):
+                if produce { goOn(.produce) }
+                return try typed(answer, of: operation).get()
+            case .queued(let id):
+                return try await wait(for: id, of: operation, lastReader: lastReader)
+            }
         case .cancelled:
-            cancellationArrives()
-            throw CancellationError()
-        }
-    }
-
-    /// Waits for `request`'s answer (the turn's, or queued); cancelling the task cancels it.
-    @inlinable
-    nonisolated(nonsending) func wait(for request: AsyncRequest) async throws -> Step {
-        try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Step, any Error>) in
-                let raw = unsafeBitCast(continuation, to: UnsafeRawPointer.self)
-                let waits = state.withLock { _ -> Bool in
-                    if request.answer != nil { return false }
-                    request.waiter = .continuation(raw)
-                    return true
-                }
-                if !waits { continuation.resume(with: keptAnswer(of: request)!) }
+            // A read from a cancelled task is withdrawn before it is made, unless its caller is the
+            // last reader: then nobody can read the body any more, and it is cancelled first.
+            guard lastReader else { throw CancellationError() }
+            switch state.withLock({ $0.lastReaderLeaves(operation) }) {
+            case .closeHere(let id):
+                // On the queue, not this thread: the read waits for the cleanups, its grace at most.
+                queue.async { self.drive(.throwing(CancellationError())) }
+                answerAfterGrace(id)
+                return try await wait(for: id, of: operation, lastReader: true)
+            case .waits(let id, let interrupt):
+                self.interrupt(interrupt)
+                answerAfterGrace(id)
+                return try await wait(for: id, of: operation, lastReader: true)
+            case .answered:
+                throw CancellationError()
             }
-        } onCancel: {
-            self.cancel(request)
         }
     }
 
-    /// Queues `request` (or serves it, if the generator became idle) and waits for its answer.
+    /// Waits for the answer of request `id`; cancelling the task withdraws a read (or, for the
+    /// last reader, cancels the body); a command waits for its answer whatever happens.
     @inlinable
-    nonisolated(nonsending) func submit(_ request: AsyncRequest) async throws -> Step {
-        try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Step, any Error>) in
-                let raw = unsafeBitCast(continuation, to: UnsafeRawPointer.self)
-                let start = state.withLock { machine in
-                    request.waiter = .continuation(raw)
-                    return machine.requestArrives(request)
-                }
-                carryOut(start, for: request)
+    nonisolated(nonsending) func wait(for id: UInt64, of operation: Operation, lastReader: Bool) async throws -> Step {
+        guard operation.isNext else { return try await waitOnContinuation(for: id) }
+        return try await withTaskCancellationHandler {
+            try await waitOnContinuation(for: id)
+        } onCancel: {
+            self.readerCancelled(id, lastReader: lastReader)
+        }
+    }
+
+    @inlinable
+    nonisolated(nonsending) func waitOnContinuation(for id: UInt64) async throws -> Step {
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Step, any Error>) in
+            let raw = unsafeBitCast(continuation, to: UnsafeRawPointer.self)
+            if let kept = state.withLock({ $0.waiterArrives(id, .task(raw)) }) {
+                continuation.resume(with: typed(kept.answer, of: kept.operation))
             }
-        } onCancel: {
-            self.cancel(request)
-        }
-    }
-
-    /// Carries out what the machine decided for `request`'s arrival.
-    @inlinable
-    func carryOut(_ start: AsyncGeneratorStateMachine.RequestStart, for request: AsyncRequest) {
-        switch start {
-        case .serve:
-            drive(.operation(operation(of: request)))
-        case .take(let value, let produce):
-            answer(request, .success(.yielded(value as! Element)))
-            if produce { goOnInBackground(.produce) }
-        case .outcome(let ending):
-            answer(request, outcomeAnswer(operation(of: request), ending))
-        case .queued:
-            break
-        case .cancelled(let start):
-            // Its place may close the body now: the caller goes on after the cleanups ran.
-            carryOut(start)
-            answer(request, .failure(CancellationError()))
         }
     }
 }

@@ -8,9 +8,13 @@ import RJLocks
 /// body runs on the thread the machine gave the turn to; the core's state word keeps the dump out.
 @usableFromInline
 final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Sendable>: _RJAwaitHost, @unchecked Sendable {
-    @usableFromInline typealias Core = Generator<AsyncEvent<Element>, AsyncResume<Input>, Return>
+    @usableFromInline typealias Core = Generator<AsyncHandOut<Element>, AsyncResumeInput<Input>, Return>
     @usableFromInline typealias Step = GeneratorStep<Element, Return>
     @usableFromInline typealias Operation = GeneratorOperation<Input, Return>
+    /// How the core is resumed: a request's operation, an await's news, or `CancellationError`.
+    @usableFromInline typealias CoreOperation = GeneratorOperation<AsyncResumeInput<Input>, Return>
+    /// How far one step of the core got: a value or an await handed out, or how the body ended.
+    @usableFromInline typealias CoreStep = Result<GeneratorStep<AsyncHandOut<Element>, Return>, any Error>
 
     /// The body's coroutine. Resumed only by the thread the state machine gave the turn to.
     @usableFromInline let core: Core
@@ -30,7 +34,7 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         core = Core(checkedStackSize: 0, stackMode: stackMode, kind: .asyncGenerator, file: file, line: line) { y in
             try body(AsyncYielder(host: y.host, id: y.id))
         }
-        state = RJHintedMutex(AsyncGeneratorStateMachine(capacity: capacity))
+        state = RJHintedMutex(AsyncGeneratorStateMachine(capacity: capacity, keepsWithdrawnSteps: Input.self == Void.self))
         resumeEntry = { storage in storage.resumeSpecialised() }
         switchOutEntry = { storage, generation in storage.switchOutSpecialised(generation) }
         // The host's queue: turns started in the background, and the resumes of cancellations.
@@ -38,27 +42,41 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         adopt(core)
     }
 
-    // MARK: The await host's part
+    // MARK: The await host's part: the machine's await events, under the lock
 
-    override func withAwaits(_ body: (inout AwaitState) -> Void) {
-        withAwaitsOf(state, body)
+    override func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil,
+                             answeredBy stop: (@Sendable () -> Void)? = nil) -> UInt64? {
+        beginAwaitOf(state, kind, count: count, timeout: timeout, answeredBy: stop)
     }
 
-    override func beginAwait(_ kind: AwaitKind, count: Int = 0, timeout: Double? = nil)
-        -> (generation: UInt64, spare: CallbackToken?)?
-    {
-        beginAwaitOf(state, kind, count: count, timeout: timeout)
+    override func registerAwait(_ kind: AwaitKind, count: Int, timeout: Double?, token: CallbackToken) -> AwaitState.Registration {
+        registerAwaitOf(state, kind, count: count, timeout: timeout, token: token)
     }
 
-    override func takeEarly(for generation: UInt64, keeping spare: CallbackToken?, completedByBody: Bool) -> AwaitState.EarlyTake {
-        takeEarlyOf(state, for: generation, keeping: spare, completedByBody: completedByBody)
+    override func machineSetAwaitStop(_ stop: @escaping @Sendable () -> Void, for generation: UInt64) -> Bool {
+        state.withLock { $0.setAwaitStop(stop, for: generation) }
     }
 
-    /// A relay asks this before each step: a body running its caller's turn, as the lock word says,
-    /// is not cancelled (a cancelled generator is never in a fast state), and that costs no lock.
+    override func machineCompleteAwait(_ result: RJResult, for generation: UInt64) -> AwaitState.Completion {
+        state.withLock { $0.completeAwait(result, for: generation) }
+    }
+
+    override func takeEarly(for generation: UInt64) -> AwaitState.EarlyTake {
+        state.withLock { $0.takeEarly(for: generation) }
+    }
+
+    override func takeResult() -> RJResult {
+        state.withLock { $0.takeAwaitResult() }
+    }
+
+    override var awaitRecord: AwaitRecord { state.withLock { $0.awaits.record } }
+
+    /// Every await of the body and every step of a relay ask this: a lock word that carries a hint
+    /// says "not cancelled" (`notCancelledHint`; a cancelled generator is never in a fast state),
+    /// and that costs no lock.
     override var isCancelled: Bool {
-        if state.carries(AsyncGeneratorStateMachine.callerTurnHint) { return false }
-        return super.isCancelled
+        if state.carriesHint { return false }
+        return isCancelledForUsers
     }
 
     override func resumeAfterAwait() {
@@ -72,16 +90,16 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
     /// Resumes the body, waiting in an await that has its result: on `resumeQueue`, or right here.
     @inlinable
     func resumeSpecialised() {
-        guard let resumeQueue else { return drive(.awaited) }
-        resumeQueue.async { self.drive(.awaited) }
+        guard let resumeQueue else { return drive(.next(.awaited)) }
+        resumeQueue.async { self.drive(.next(.awaited)) }
     }
 
     /// The body's side of an `rj_await`: suspends its coroutine until the turn resumes it.
     @inlinable
     func switchOutSpecialised(_ generation: UInt64) -> RJResult {
         let current = rj_coro_current().unsafelyUnwrapped
-        switch core.suspend(current, yielding: AsyncEvent<Element>.awaiting(generation), resumedWith: AsyncResume<Input>.self) {
-        case .value(.awaited): return state.withLock { $0.awaits.takeResumed() }
+        switch core.suspend(current, yielding: AsyncHandOut<Element>.awaiting(generation), resumedWith: AsyncResumeInput<Input>.self) {
+        case .value(.awaited): return state.withLock { $0.takeResumedAwait() }
         case .value(.input):
             preconditionFailure("RJIterator: internal error: an async generator's await was resumed with a request's input")
         case .error(let error): return RJResult(value: nil, error: error, done: false)
@@ -92,35 +110,47 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
     // MARK: Release and cancellation
 
     /// The last reference to the generator went: a body at a `yield` is closed here, on this
-    /// thread; a body producing ahead is closed at its next `yield` (its pending await gives
+    /// thread; a body running for nobody is closed at its next `yield` (its pending await gives
     /// `CancellationError` at once). Reached from the generic deinit: nothing here needs the types.
     @usableFromInline
     func release() {
         switch state.withLock({ $0.released() }) {
         case .none: return
-        case .closeNow: closeForRelease()
-        case .closeAtNextYield(let cancellation): carryOut(cancellation)
+        case .closeNow: closeAsOnRelease()
+        case .closeAtNextYield(let cancellation): interrupt(cancellation)
         }
     }
 
-    /// Closes the body at its `yield`, released: its yields and awaits give `CancellationError` (its
-    /// cleanups can neither wait nor hand a value out), so it runs to its end, unreported.
+    /// Closes the body at its `yield` as a release does: its yields and awaits give
+    /// `CancellationError` (its cleanups can neither wait nor hand a value out), so it runs to its
+    /// end, unreported; a body that yields again after that ignored the close (reported, dropped).
     @usableFromInline
-    func closeForRelease() {
+    func closeAsOnRelease() {
         // Out of the registry first, as a Generator's release is: no dump reads the core while
         // it is closed here (and none holds it, so the close can take it).
         core.record.unregister()
         core.closeOnRelease(cancelledByRelease: true)
-        let end = state.withLock { $0.turnEnded() }
-        // Requests that wait hold the generator, so none should be left; any gets the end.
-        for request in end.left { answer(request, outcomeAnswer(operation(of: request), end.ending)) }
-        withExtendedLifetime(end.spare) {}
+        // Nobody waits on a released generator; reads left waiting behind an ignored
+        // cancellation get the kept outcome (the error is the body's, not the reader's).
+        let end = state.withLock { $0.turnEnded { Result<Step, any Error>.failure(CancellationError()) } }
+        bodyEnded()
+        for waiterAnswer in end.answers { answer(waiterAnswer) }
     }
 
-    /// A cancellation's effect: stops the pending await's work and resumes a waiting body with
-    /// `CancellationError`, on the queue (not in a task's cancellation handler or a release).
+    /// The body's last reader was cancelled and the body yielded again after its `yield` was
+    /// refused: said on stderr, and the body closed as on release (`GeneratorExit` at its `yield`).
+    @usableFromInline @inline(never)
+    func closeIgnoringCancellation() {
+        rj_report("RJIterator: the async generator made at \(core.record.site) ignored its cancellation: its last reader was "
+                  + "cancelled, and its body caught the CancellationError of a yield and yielded again; the reader has its "
+                  + "CancellationError, and the body is closed as on release. Let CancellationError go on from a yield")
+        closeAsOnRelease()
+    }
+
+    /// Stops the pending await's work and resumes a waiting body with `CancellationError`, on the
+    /// queue (never in a task's cancellation handler or a release).
     @usableFromInline
-    func carryOut(_ cancellation: AwaitState.Cancellation) {
+    func interrupt(_ cancellation: AwaitState.Cancellation) {
         if cancellation.stop == nil && !cancellation.resume { return }
         let box = UncheckedBox(value: cancellation)
         queue.async {
@@ -129,78 +159,67 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         }
     }
 
-    /// The caller of `request` was cancelled: the generator ends at its place.
+    /// The task or await host waiting for read `id` was cancelled (`lastReader`: it holds the only
+    /// reference): the machine withdraws the read, or cancels the body.
     @inlinable
-    func cancel(_ request: AsyncRequest) {
-        switch state.withLock({ $0.cancel(request) }) {
-        case .none:
-            return
-        case .cancelledTurn(let cancellation):
-            carryOut(cancellation)
-        case .withdrawn(let stop):
-            answer(request, .failure(CancellationError()))
-            if let stop { carryOut(stop) }
+    func readerCancelled(_ id: UInt64, lastReader: Bool) {
+        let action = state.withLock { $0.readerCancelled(id, lastReader: lastReader) }
+        if let waiterAnswer = action.answer { answer(waiterAnswer) }
+        if let interrupt = action.interrupt {
+            // The read now waits for the body's end, its grace at most.
+            self.interrupt(interrupt)
+            answerAfterGrace(id)
         }
     }
 
-    /// A reader whose task is cancelled already asks: its place ends the generator.
-    @inlinable
-    func cancellationArrives() {
-        carryOut(state.withLock { $0.cancellationArrives() })
-    }
+    /// How long the last reader of a cancelled body waits for the body's cleanups at most: then it
+    /// is answered `CancellationError` whatever the body does, which goes on to its end with
+    /// nobody to read it (docs/async-generators.md, "Several readers").
+    @inlinable static var closingGrace: Double { 0.1 }
 
-    @inlinable
-    func carryOut(_ start: AsyncGeneratorStateMachine.CancellationStart) {
-        switch start {
-        case .closeHere: drive(.cancellation)
-        case .queued(let stop): if let stop { carryOut(stop) }
-        case .ended: break
+    /// Answers closing read `id` once its grace is over, if the body has not ended by then.
+    @usableFromInline
+    func answerAfterGrace(_ id: UInt64) {
+        queue.asyncAfter(deadline: .now() + Self.closingGrace) {
+            if let waiterAnswer = self.state.withLock({ $0.closerOverdue(id) }) { self.answer(waiterAnswer) }
         }
     }
 
     // MARK: Answers
 
-    /// Gives `request` its answer (decided by the machine): resumes the task waiting on it, or
-    /// keeps it for the body waiting in an await and wakes that await.
+    /// Hands a waiter its answer (the machine has let go of it): resumes the task waiting on it,
+    /// or completes the await of the body waiting for it (which takes the kept answer).
+    /// `atHand`: the value the body just yielded, or how it just ended.
     @inlinable
-    func answer(_ request: AsyncRequest, _ result: Result<Step, any Error>) {
-        let (waiter, cancelled) = state.withLock { _ in request.takeAnswer(result) }
-        switch waiter {
-        case .none:
-            break
-        case .continuation(let raw):
-            let given: Result<Step, any Error> = cancelled ? .failure(CancellationError()) : result
-            unsafeBitCast(raw, to: UnsafeContinuation<Step, any Error>.self).resume(with: given)
-        case .callback(let notify):
-            notify()
+    func answer(_ waiterAnswer: AsyncWaiterAnswer, atHand: Result<Step, any Error>? = nil) {
+        switch waiterAnswer.waiter {
+        case .task(let raw):
+            let answer = typed(waiterAnswer.answer, of: waiterAnswer.operation, atHand: atHand)
+            unsafeBitCast(raw, to: UnsafeContinuation<Step, any Error>.self).resume(with: answer)
+        case .body(let host, let generation):
+            host.completeAwait(RJResult(), for: generation)
+        case .none, .nobody:
+            preconditionFailure("RJIterator: internal error: an async generator handed an answer to no waiter")
         }
     }
 
-    /// The answer kept in `request`, if it has one (for a waiter that came after it).
+    /// The typed answer of `answer`, for a request of `operation` (erased in the machine).
     @inlinable
-    func keptAnswer(of request: AsyncRequest) -> Result<Step, any Error>? {
-        let (kept, cancelled) = state.withLock { _ in (request.answer, request.cancelled) }
-        guard let kept else { return nil }
-        return cancelled ? .failure(CancellationError()) : (kept as! Result<Step, any Error>)
-    }
-
-    /// The answer of `request` once its caller, cancelled before it could wait, has cancelled it:
-    /// the kept answer, or `nil` when the cancellation came before an answer was decided. An
-    /// answer decided but not handed over yet (the thread that decided it is between its two
-    /// holds of the lock, `answer(_:_:)` to come) is waited for: it is a value nobody else gets.
-    @inlinable
-    func answerAfterCancelling(_ request: AsyncRequest) -> Result<Step, any Error>? {
-        while true {
-            let (kept, answered, cancelled) = state.withLock { _ in (request.answer, request.answered, request.cancelled) }
-            if let kept { return cancelled ? .failure(CancellationError()) : (kept as! Result<Step, any Error>) }
-            if cancelled || !answered { return nil }
-            sched_yield()
+    func typed(_ answer: AsyncAnswer, of operation: Any, atHand: Result<Step, any Error>? = nil) -> Result<Step, any Error> {
+        switch answer {
+        case .atHand:
+            guard let atHand else { preconditionFailure("RJIterator: internal error: an async generator's answer at hand is missing") }
+            return atHand
+        case .yielded(let value): return .success(.yielded(value as! Element))
+        case .result(let result): return result as! Result<Step, any Error>
+        case .outcome(let ending): return outcomeAnswer(operation as! Operation, ending)
+        case .cancellation: return .failure(CancellationError())
         }
     }
 
-    /// A request on a generator whose body has ended, answered from what the body kept. After a
-    /// reader's cancellation the others see a normal end: `.returned(())` if `Return` is `Void`,
-    /// ``GeneratorError/closed`` otherwise (docs/async-generators.md, "Several readers").
+    /// A request on a generator whose body has ended, answered from what the body kept. After its
+    /// last reader's cancellation, a later read (through a weak reference) sees a normal end:
+    /// `.returned(())` if `Return` is `Void`, ``GeneratorError/closed`` otherwise.
     @inlinable
     func outcomeAnswer(_ operation: Operation, _ ending: AsyncGeneratorStateMachine.Ending) -> Result<Step, any Error> {
         Result {
@@ -213,12 +232,6 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
         }
     }
 
-    /// The operation `request` carries (typed again: requests hold it erased).
-    @inlinable
-    func operation(of request: AsyncRequest) -> Operation {
-        request.operation as! Operation
-    }
-
     /// Where the body is (`AsyncGenerator.state`).
     @usableFromInline
     var generatorState: GeneratorState { state.withLock { $0.generatorState } }
@@ -227,7 +240,7 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
     @usableFromInline
     var isCancelledForUsers: Bool { state.withLock { $0.awaits.cancelled } }
 
-    /// Whether a reader's cancellation ended the body.
+    /// Whether the body ended cancelled by its last reader.
     @usableFromInline
     var endedByCancellation: Bool {
         state.withLock { machine in
@@ -238,7 +251,8 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
 }
 
 extension GeneratorOperation {
-    /// A `next` (or what starts or resumes a body as `next` does), which a value produced ahead answers.
+    /// A read: `next` (or what starts or resumes a body as `next` does), which a value produced
+    /// ahead answers and a reader's cancellation withdraws; `return`, `throw` and `close` are commands.
     @inlinable
     var isNext: Bool {
         switch self {
@@ -248,26 +262,17 @@ extension GeneratorOperation {
     }
 }
 
-/// The await state of an async generator's state machine, under its lock. A free function, not
+/// `beginAwait` of an async generator's state machine, under its lock. A free function, not
 /// generic: a generic class's method would copy the state through its value witnesses.
 @usableFromInline
-func withAwaitsOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, _ body: (inout AwaitState) -> Void) {
-    state.withLock { body(&$0.awaits) }
+func beginAwaitOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, _ kind: AwaitKind, count: Int, timeout: Double?,
+                  answeredBy stop: (@Sendable () -> Void)?) -> UInt64? {
+    state.withLock { $0.beginAwait(kind, count: count, timeout: timeout, answeredBy: stop) }
 }
 
-/// `AwaitState.begin` of an async generator's state machine, under its lock (as `withAwaitsOf`).
+/// `registerAwait` of an async generator's state machine, under its lock (as `beginAwaitOf`).
 @usableFromInline
-func beginAwaitOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, _ kind: AwaitKind, count: Int, timeout: Double?)
-    -> (generation: UInt64, spare: CallbackToken?)?
-{
-    var spare: CallbackToken?
-    let generation = state.withLock { $0.awaits.begin(kind, count: count, timeout: timeout, spare: &spare) }
-    return generation == 0 ? nil : (generation, spare)
-}
-
-/// `AwaitState.takeEarly` of an async generator's state machine, under its lock.
-@usableFromInline
-func takeEarlyOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, for generation: UInt64,
-                 keeping spare: CallbackToken?, completedByBody: Bool) -> AwaitState.EarlyTake {
-    state.withLock { $0.awaits.takeEarly(for: generation, keeping: spare, completedByBody: completedByBody) }
+func registerAwaitOf(_ state: borrowing RJHintedMutex<AsyncGeneratorStateMachine>, _ kind: AwaitKind, count: Int, timeout: Double?,
+                     token: CallbackToken) -> AwaitState.Registration {
+    state.withLock { $0.registerAwait(kind, count: count, timeout: timeout, token: token) }
 }

@@ -1,52 +1,80 @@
-/// A request not answered on its caller's thread at once: its answer comes from whichever
-/// thread runs the body then; its caller waits on a continuation or in an `rj_await(nextOf:)`.
-/// Its mutable fields are guarded by the generator's one lock, like the machine that queues it.
-/// Not generic: a generic class's deinit looks its fields' types up in the runtime's cache,
-/// once per request; the typed accessors are specialised where used.
-@usableFromInline
-final class AsyncRequest: @unchecked Sendable {
-    /// A `GeneratorOperation<Input, Return>` of its generator.
-    @usableFromInline let operation: Any
-    /// A `next` (or a delegation's first step): a value the body produced ahead answers it.
-    @usableFromInline let isNext: Bool
+// The requests an async generator's state machine holds: each a value inside the machine, named
+// by its id, with its waiter (after swift-async-algorithms' AsyncChannel, whose state keeps each
+// suspended consumer as an id and its continuation). A requester holds only the id; the machine
+// decides an answer and hands the waiter out in the same hold of the lock, so nothing is ever
+// decided but not yet handed over.
 
+/// A request that could not be answered on its caller's thread at once.
+@usableFromInline
+struct AsyncRequest {
+    @usableFromInline let id: UInt64
+    /// A `GeneratorOperation<Input, Return>` of its generator (the machine is not generic).
+    @usableFromInline let operation: Any
+    /// A read (`next`, or a delegation's first step): a value produced ahead answers it, and its
+    /// reader's cancellation withdraws it. `return` and `throw` are commands: they always act.
+    @usableFromInline let isNext: Bool
     @usableFromInline var waiter = AsyncWaiter.none
-    /// The answer (a `Result<GeneratorStep<Element, Return>, any Error>`), kept when it came
-    /// before a continuation waited for it, or for an `rj_await` to read after its callback.
-    @usableFromInline var answer: Any?
-    /// Its caller was cancelled: whatever the body answers, the caller gets `CancellationError`.
-    @usableFromInline var cancelled = false
-    /// The state machine decided its answer (a value, the outcome, `CancellationError`): a
-    /// cancellation of its caller after that changes nothing.
-    @usableFromInline var answered = false
 
     @inlinable
-    init(_ operation: Any, isNext: Bool) {
+    init(id: UInt64, operation: Any, isNext: Bool) {
+        self.id = id
         self.operation = operation
         self.isNext = isNext
-    }
-
-    /// Takes the answer the machine decided (`answer`, boxed only if kept): who to tell, and whether
-    /// the caller was cancelled before it was decided (then it gets `CancellationError`). Under the lock, once.
-    @inlinable
-    func takeAnswer(_ answer: @autoclosure () -> Any) -> (waiter: AsyncWaiter, cancelled: Bool) {
-        let waiting = waiter
-        waiter = .none
-        if case .continuation = waiting {} else { self.answer = answer() }
-        return (waiting, cancelled)
     }
 }
 
 /// Who waits for a request's answer.
 @usableFromInline
 enum AsyncWaiter {
-    /// Nobody yet (the answer is kept for the one who comes).
+    /// Nobody yet: the answer is kept for the waiter that comes (`waiterArrives`).
     case none
     /// A Swift task, suspended on this `UnsafeContinuation<GeneratorStep<Element, Return>, any
-    /// Error>` (its one word, so that no type is looked up to store it).
-    case continuation(UnsafeRawPointer)
-    /// An `rj_await` of another body: called once the answer is kept.
-    case callback(@Sendable () -> Void)
+    /// Error>` (its one word, so that no type is looked up to store it): resumed with the answer.
+    case task(UnsafeRawPointer)
+    /// The body of an await host, suspended in its await `generation`: the answer is kept, the
+    /// await completed, and the body takes the answer when it resumes (`takeAnswer`).
+    case body(_RJAwaitHost, generation: UInt64)
+    /// Nobody will take it (a command from an await host that was cancelled): the answer is dropped.
+    case nobody
+}
+
+/// An answer as the machine decides it, without the generator's types.
+@usableFromInline
+enum AsyncAnswer {
+    /// What the thread carrying the decision out has in hand: the value the body just yielded,
+    /// or how it just ended (never kept: a kept one is boxed, `yielded` or `result`).
+    case atHand
+    /// A value (an `Element`) yielded.
+    case yielded(Any)
+    /// A `Result<GeneratorStep<Element, Return>, any Error>`.
+    case result(Any)
+    /// The body has ended: the kept outcome, as the operation gets it.
+    case outcome(AsyncGeneratorStateMachine.Ending)
+    /// `CancellationError`: the reader was cancelled.
+    case cancellation
+}
+
+/// An answer to hand to a waiter, outside the lock (the machine has let go of the waiter).
+@usableFromInline
+struct AsyncWaiterAnswer {
+    @usableFromInline var waiter: AsyncWaiter
+    @usableFromInline var operation: Any
+    @usableFromInline var answer: AsyncAnswer
+}
+
+/// An answer decided before its waiter came, or for a body to take once resumed.
+@usableFromInline
+struct AsyncKeptAnswer {
+    @usableFromInline let id: UInt64
+    @usableFromInline let operation: Any
+    @usableFromInline let answer: AsyncAnswer
+
+    @inlinable
+    init(id: UInt64, operation: Any, answer: AsyncAnswer) {
+        self.id = id
+        self.operation = operation
+        self.answer = answer
+    }
 }
 
 /// A first-in first-out queue: an array read from a moving head (an `Array`'s `removeFirst`
@@ -80,6 +108,12 @@ struct FIFO<Element> {
             head = 0
         }
         return item
+    }
+
+    /// The first item for which `matches` holds, taken off (the others keep their order).
+    @inlinable mutating func remove(where matches: (Element) -> Bool) -> Element? {
+        guard let index = items[head...].firstIndex(where: matches) else { return nil }
+        return items.remove(at: index)
     }
 
     /// Every item, oldest first.

@@ -34,7 +34,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     ///
     /// - Returns: the input of the `next` that resumes the body.
     /// - Throws: the error of a `throw(_:)` request; `CancellationError` once the generator is
-    ///   cancelled (a reader's task was, or it is released); ``GeneratorExit`` when it is being
+    ///   cancelled (its last reader's task was, or it is released); ``GeneratorExit`` when it is being
     ///   closed (`return(_:)`, release): catch it to clean up, then rethrow it.
     @inlinable @discardableResult
     public func yield(_ value: Element) throws -> Input {
@@ -46,7 +46,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     }
 
     /// The body's side of a `yield`: hands `value` out, suspends, returns how the body was resumed
-    /// (a reader's cancellation resumes it with `CancellationError` instead of answering anyone).
+    /// (its last reader's cancellation resumes it with `CancellationError` instead of answering anyone).
     @inlinable
     func handOut(_ value: Element) -> ResumeSignal<Input> {
         let current = runningBody()
@@ -56,7 +56,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
             return .error(CancellationError())
         }
         switch host._withUnsafeGuaranteedRef({
-            $0.suspend(current, yielding: AsyncEvent<Element>.yielded(value), resumedWith: AsyncResume<Input>.self)
+            $0.suspend(current, yielding: AsyncHandOut<Element>.value(value), resumedWith: AsyncResumeInput<Input>.self)
         }) {
         case .value(.input(let input)): return .value(input)
         case .value(.awaited):
@@ -98,13 +98,23 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: AsyncGenerator<Element, Input, R>) throws -> R {
-        try delegateAll(from: host, runner: host, first: inner.awaitStep(.delegate), handOut: handOut, step: { operation in
+        // This body's await host, found once: each step awaits in it.
+        let awaiting = awaitHost
+        let storage = inner.storage
+        return try delegateAll(from: host, runner: host, first: storage.awaitStep(.delegate, in: awaiting), handOut: handOut, step: { operation in
             do {
-                return try inner.awaitStep(operation)
+                return try storage.awaitStep(operation, in: awaiting)
             } catch {
-                return try delegatedStepFailed(error, inner: inner.storage)
+                return try delegatedStepFailed(error, inner: storage)
             }
         })
+    }
+
+    /// The await host of this yielder's body (its async generator's storage).
+    @inlinable
+    var awaitHost: _RJAwaitHost {
+        _ = runningBody()
+        return host._withUnsafeGuaranteedRef { Unmanaged<_RJAwaitHost>.fromOpaque($0.client.unsafelyUnwrapped.toOpaque()).takeUnretainedValue() }
     }
 
     /// A forwarded step of `yieldAll(_:)` threw `error`: `nil` when the inner completed by closing,

@@ -287,6 +287,46 @@ final class RJAwaitTests: RJAsyncTestCase {
         }
     }
 
+    // Issue 52: an await of a callback begins in its host only once the work's closure has
+    // returned without calling it; a call from another thread hands its result over through the
+    // token. The call raced against the closure's return (before it, while the body registers,
+    // after it) in each callback form, 4,000 times: each await gets its own value, once, and
+    // no body waits for ever (no spin, no lost hand-over).
+    func testACallbackCalledOnAnotherThreadAsTheClosureReturnsIsTakenOnce() {
+        let group = DispatchGroup()
+        let wrong = Log()
+        let counted = EventCounter()
+        for t in 0..<8 {
+            group.enter()
+            rj_async(on: DispatchQueue(label: "racer \(t)")) {
+                for i in 0..<500 {
+                    let spin = (i * 7 + t) % 40
+                    func later(_ call: @escaping @Sendable () -> Void) {
+                        DispatchQueue.global().async {
+                            for _ in 0..<spin { _ = DispatchTime.now() }
+                            call()
+                        }
+                        for _ in 0..<(40 - spin) { _ = DispatchTime.now() }
+                    }
+                    let got: Int?
+                    switch i % 3 {
+                    case 0:
+                        got = rj_await { done in later { done(i, nil) } }.value as? Int
+                    case 1:
+                        got = try? rj_awaitValue { (done: @escaping @Sendable (Int?, (any Error)?) -> Void) in later { done(i, nil) } }
+                    default:
+                        got = try? rj_awaitValue { (done: @escaping @Sendable (Result<Int, any Error>) -> Void) in later { done(.success(i)) } }
+                    }
+                    if got != i { wrong.add("\(t).\(i): \(got.map(String.init) ?? "nil")") }
+                    counted.add("await")
+                }
+            }.finally { group.leave() }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(wrong.all, [])
+        XCTAssertEqual(counted["await"], 4000)
+    }
+
     func testAwaitInsideAGeneratorInsideABodyIsOutsideAsync() {
         let log = Log()
         runAsync {

@@ -13,38 +13,93 @@ final class AsyncGeneratorCancellationTests: XCTestCase {
 
     // Python: cancelling the task awaiting anext() raises CancelledError at the generator's
     // await; its finally runs, then the task sees the error; later anext ->
-    // StopAsyncIteration. ES2018 has no cancellation. Here too the consumer's `next` throws
-    // only once the cleanups have run (a slow one included).
-    func testCancellingTheConsumerStopsTheProducerAndRunsItsCleanups() async throws {
+    // StopAsyncIteration. ES2018 has no cancellation. Here too, for a loop whose iterator owns
+    // its generator (nobody else can read it), the loop throws only once the cleanups have run
+    // (a slow one included, within the closing grace of 0.1 s).
+    func testCancellingALoopThatOwnsItsGeneratorStopsTheProducerAndRunsItsCleanupsFirst() async throws {
         let log = Log()
-        let gen = AsyncGenerator<Int, Void, Void> { y in
-            defer {
-                usleep(50_000)
-                log.add("cleanup")
+        final class Weak: @unchecked Sendable { weak var gen: AsyncGenerator<Int, Void, Void>? }
+        let weak = Weak()
+        /// Awaits before each value (`awaits`), or computes them (then a cancelled loop sees its
+        /// cancellation at its next check, the body at a `yield`).
+        @Sendable func producer(awaits: Bool) -> AsyncGenerator<Int, Void, Void> {
+            let gen = AsyncGenerator<Int, Void, Void> { y in
+                defer {
+                    usleep(30_000)
+                    log.add("cleanup")
+                }
+                var i = 0
+                while true {
+                    if awaits {
+                        let r = rj_await(answerLater(i, after: 0.05))
+                        if let error = r.error { log.add("await: \(type(of: error))"); throw error }
+                    }
+                    try y.yield(i)
+                    i += 1
+                }
             }
+            weak.gen = gen
+            return gen
+        }
+        for awaits in [true, false] {
+            log.clear()
+            let consumer = Task {
+                var n = 0
+                for try await _ in producer(awaits: awaits) {
+                    n += 1
+                    if !awaits { withUnsafeCurrentTask { $0?.cancel() } }
+                }
+                return n
+            }
+            if awaits {
+                try await Task.sleep(nanoseconds: 120_000_000)
+                consumer.cancel()
+            }
+            await XCTAssertThrowsAsync(try await consumer.value) { XCTAssertTrue($0 is CancellationError, "\($0)") }
+            let expected = awaits ? ["await: CancellationError", "cleanup"] : ["cleanup"]
+            XCTAssertEqual(log.all, expected, "awaits \(awaits): the cleanups ran before the loop threw")
+            try await eventually { weak.gen == nil }
+            XCTAssertNil(weak.gen)
+        }
+    }
+
+    // Issue 52: a reader that does not hold the only reference (here the test holds the
+    // generator too) has its read withdrawn: CancellationError at once, the body goes on (the
+    // step it was producing is kept for the next read), and the release closes it.
+    func testCancellingAReaderOfAGeneratorHeldElsewhereWithdrawsOnlyItsRead() async throws {
+        let log = Log()
+        let go = DispatchSemaphore(value: 0)
+        var gen: AsyncGenerator<Int, Void, Void>? = AsyncGenerator<Int, Void, Void> { y in
+            defer { log.add("cleanup") }
             var i = 0
             while true {
-                let r = rj_await(answerLater(i, after: 0.05))
-                if let error = r.error { log.add("await: \(type(of: error))"); throw error }
+                _ = rj_await { done in DispatchQueue.global().async { go.wait(); done(nil, nil) } }
                 try y.yield(i)
                 i += 1
             }
         }
-        let consumer = Task {
-            var n = 0
-            for try await _ in gen { n += 1 }
-            return n
-        }
-        try await Task.sleep(nanoseconds: 120_000_000)
-        consumer.cancel()
-        await XCTAssertThrowsAsync(try await consumer.value) { XCTAssertTrue($0 is CancellationError, "\($0)") }
-        XCTAssertEqual(log.all, ["await: CancellationError", "cleanup"], "the cleanups ran before the loop threw")
-        XCTAssertEqual(gen.state, .completed)
+        let reader = Task { [gen] in for try await _ in gen! {} }
+        let held = gen!
+        try await eventually { held.state == .running }
+        reader.cancel()
+        await XCTAssertThrowsAsync(try await reader.value) { XCTAssertTrue($0 is CancellationError, "\($0)") }
+        _ = consume reader
+        XCTAssertEqual(log.all, [], "answered at once; the body goes on")
+        XCTAssertFalse(held.isCancelled)
+        go.signal()
+        await XCTAssertStep(try await held.next(), "yielded(0)", "the withdrawn read's step goes to the next read")
+        go.signal()
+        await XCTAssertStep(try await held.next(), "yielded(1)")
+        _ = consume held
+        gen = nil
+        go.signal()
+        try await eventually { log.all == ["cleanup"] }
+        XCTAssertEqual(log.all, ["cleanup"], "the release closed it")
     }
 
-    // A request from a task cancelled already: the body's yield throws CancellationError, the
-    // cleanups run, the request throws it.
-    func testARequestFromACancelledTaskClosesTheBody() async throws {
+    // A read from a task cancelled already, of a generator held elsewhere: withdrawn before it
+    // is made; the body is untouched and the next read gets the next value.
+    func testAReadFromACancelledTaskIsWithdrawnAndTheBodyGoesOn() async throws {
         let log = Log()
         let gen = AsyncGenerator<Int, Void, Void> { y in
             defer { log.add("cleanup") }
@@ -57,7 +112,31 @@ final class AsyncGeneratorCancellationTests: XCTestCase {
             return try await gen.next()
         }
         await XCTAssertThrowsAsync(try await task.value) { XCTAssertTrue($0 is CancellationError) }
-        XCTAssertEqual(log.all, ["cleanup"])
+        XCTAssertEqual(log.all, [])
+        await XCTAssertStep(try await gen.next(), "yielded(2)")
+    }
+
+    // Commands are not reads: `return` and `throw` from a cancelled task still act.
+    func testReturnAndThrowFromACancelledTaskStillAct() async throws {
+        let log = Log()
+        let gen = AsyncGenerator<Int, Void, Int> { y in
+            defer { log.add("cleanup") }
+            do { try y.yield(1) } catch is CancellationError { log.add("caught"); try y.yield(2) }
+            try y.yield(3)
+            return 0
+        }
+        _ = try await gen.next()
+        let thrown = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return "\(try await gen.throw(CancellationError()))"
+        }.result
+        XCTAssertEqual(try thrown.get(), "yielded(2)")
+        let returned = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return "\(try await gen.return(7))"
+        }.result
+        XCTAssertEqual(try returned.get(), "returned(7)")
+        XCTAssertEqual(log.all, ["caught", "cleanup"])
     }
 
     // Racing cancellations against the awaited work's own completion, 1,000 times: each body

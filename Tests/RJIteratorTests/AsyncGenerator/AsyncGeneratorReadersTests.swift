@@ -3,12 +3,13 @@ import XCTest
 
 @testable import RJIterator
 
-// Several readers of one async generator, and the cancellation of one of them (issue 39, and
-// issue 43's two bugs). The rule (docs/async-generators.md, "Several readers"): the generator
-// ends with a reader whose task is cancelled, at that reader's place; that reader's request
-// throws CancellationError; every other reader gets the values before that place, then the
-// end, never CancellationError. Python ends the generator with the cancelled reader, the others
-// see StopAsyncIteration; AsyncStream finishes for every reader.
+// Several readers of one async generator, and the cancellation of one of them (issue 52; the
+// rule before it, issue 39's, ended the generator for everyone). The rule
+// (docs/async-generators.md, "Several readers"): a cancelled reader's read is withdrawn (it
+// throws CancellationError at once) and the others go on; the step produced for it is kept for
+// the next read (`Input == Void`); the body is cancelled only when nobody can read it any more:
+// the cancelled reader held the last reference, or the last reference goes. swift-async-algorithms'
+// `share()` and `AsyncChannel` do the same; Python and `AsyncStream` end for everyone.
 
 /// What one reader saw.
 private final class Seen: @unchecked Sendable {
@@ -21,19 +22,19 @@ private final class Seen: @unchecked Sendable {
     var end: String? { lock.withLock { ending } }
 }
 
-/// An endless producer: each value after an await of `delay` seconds (0: none), its cleanup
+/// A producer of `count` values: each after an await of `delay` seconds (0: none), its cleanup
 /// counted.
-private func producer(buffer: Int, mode: StackMode, delay: Double, cleanups: EventCounter) -> AsyncGenerator<Int, Void, Void> {
+private func producer(count: Int, buffer: Int, mode: StackMode, delay: Double, cleanups: EventCounter)
+    -> AsyncGenerator<Int, Void, Void>
+{
     let body: @Sendable (AsyncYielder<Int, Void>) throws -> Void = { y in
         defer { cleanups.add("cleanup") }
-        var i = 0
-        while true {
+        for i in 0..<count {
             if delay > 0 {
                 let r = rj_await(answerLater(0, after: delay))
                 if let error = r.error { throw error }
             }
             try y.yield(i)
-            i += 1
         }
     }
     if buffer > 0 { return AsyncGenerator(bufferingUpTo: buffer, stackMode: mode, body) }
@@ -46,31 +47,32 @@ final class AsyncGeneratorReadersTests: XCTestCase {
     }
 
     /// The values of all readers together: each reader's in order, none twice, and together
-    /// the first values of the body, without a hole.
-    private func checkShared(_ seen: [Seen], _ shape: String, file: StaticString = #filePath, line: UInt = #line) {
+    /// every value of the body.
+    private func checkEveryValueOnce(_ seen: [Seen], count: Int, _ shape: String, file: StaticString = #filePath, line: UInt = #line) {
         for s in seen { XCTAssertEqual(s.all, s.all.sorted(), "each reader's values in order: \(shape)", file: file, line: line) }
         let all = seen.flatMap(\.all).sorted()
-        XCTAssertEqual(all, Array(0..<all.count), "the values of all readers are the body's first ones, each once: \(shape)",
-                       file: file, line: line)
+        XCTAssertEqual(all, Array(0..<count), "every value of the body, each once: \(shape)", file: file, line: line)
     }
 
-    // Three Swift tasks read with `for try await`; the first is cancelled: it throws
-    // CancellationError, the two others end normally, the producer's cleanup runs once. With and
-    // without a buffer, both stack modes, the producer awaiting or not.
-    func testThreeTaskReadersOneCancelledTheOthersSeeTheEnd() async throws {
+    // Three Swift tasks read with `for try await` (the test holds the generator too); the first
+    // is cancelled: it throws CancellationError at once, the two others read every value left
+    // and end normally, nothing is lost, the producer's cleanup runs once. With and without a
+    // buffer, both stack modes, the producer awaiting or not.
+    func testThreeTaskReadersOneCancelledTheOthersGetEveryValueLeft() async throws {
         for mode in stackModes {
             for buffer in [0, 2] {
                 for delay in [0.0, 0.0005] {
                     let shape = "\(mode) buffer \(buffer) delay \(delay)"
                     let cleanups = EventCounter()
-                    let gen = producer(buffer: buffer, mode: mode, delay: delay, cleanups: cleanups)
+                    let count = 1000
+                    let gen = producer(count: count, buffer: buffer, mode: mode, delay: delay, cleanups: cleanups)
                     let seen = [Seen(), Seen(), Seen()]
                     let readers = seen.map { s in
                         Task {
                             do {
                                 for try await v in gen {
                                     s.add(v)
-                                    await Task.yield()
+                                    try? await Task.sleep(for: .microseconds(100))   // the work
                                 }
                                 s.end("end")
                             } catch {
@@ -81,11 +83,8 @@ final class AsyncGeneratorReadersTests: XCTestCase {
                     try await eventually { seen.allSatisfy { $0.all.count >= 3 } }
                     readers[0].cancel()
                     for r in readers { await r.value }
-                    XCTAssertEqual(seen[0].end, "CancellationError", shape)
-                    XCTAssertEqual(seen[1].end, "end", shape)
-                    XCTAssertEqual(seen[2].end, "end", shape)
-                    checkShared(seen, shape)
-                    try await eventually { cleanups["cleanup"] == 1 }
+                    XCTAssertEqual(seen.map(\.end), ["CancellationError", "end", "end"], shape)
+                    checkEveryValueOnce(seen, count: count, shape)
                     XCTAssertEqual(cleanups["cleanup"], 1, shape)
                     XCTAssertEqual(gen.state, .completed, shape)
                 }
@@ -93,14 +92,15 @@ final class AsyncGeneratorReadersTests: XCTestCase {
         }
     }
 
-    // The same with rj_async readers: cancelling one RJAsyncTask cancels its request; the
-    // others' loops end with `.returned(())`, the normal end of a Void generator.
-    func testThreeRJAsyncReadersOneCancelledTheOthersSeeTheEnd() throws {
+    // The same with rj_async readers: cancelling one RJAsyncTask withdraws its read; the others
+    // read on to `.returned(())`.
+    func testThreeRJAsyncReadersOneCancelledTheOthersGetEveryValueLeft() throws {
         for mode in stackModes {
             for buffer in [0, 2] {
                 let shape = "\(mode) buffer \(buffer)"
                 let cleanups = EventCounter()
-                let gen = producer(buffer: buffer, mode: mode, delay: 0.0005, cleanups: cleanups)
+                let count = 200
+                let gen = producer(count: count, buffer: buffer, mode: mode, delay: 0.0005, cleanups: cleanups)
                 let seen = [Seen(), Seen(), Seen()]
                 let finished = DispatchSemaphore(value: 0)
                 let tasks = seen.enumerated().map { index, s in
@@ -117,43 +117,15 @@ final class AsyncGeneratorReadersTests: XCTestCase {
                 tasks[0].cancel()
                 for _ in tasks { XCTAssertEqual(finished.wait(timeout: .now() + 10), .success, shape) }
                 XCTAssertEqual(seen.map(\.end), ["CancellationError", "end", "end"], shape)
-                checkShared(seen, shape)
+                checkEveryValueOnce(seen, count: count, shape)
                 XCTAssertEqual(cleanups["cleanup"], 1, shape)
             }
         }
     }
 
-    // Issue 43, 2: a task cancelled already asks; the reader that was never cancelled gets the
-    // end, not CancellationError: `.returned(())` for a Void generator, GeneratorError.closed
-    // for one with a return value (a `for try await` loop ends on it).
-    func testARequestFromACancelledTaskEndsTheGeneratorForTheOthersNormally() async throws {
-        for mode in stackModes {
-            let g = AsyncGenerator<Int, Void, Void>(stackMode: mode) { y in for i in 0..<3 { try y.yield(i) } }
-            await XCTAssertStep(try await g.next(), "yielded(0)")
-            let cancelled = await Task {
-                withUnsafeCurrentTask { $0?.cancel() }
-                do { return "\(try await g.next())" } catch { return "\(type(of: error))" }
-            }.value
-            XCTAssertEqual(cancelled, "CancellationError")
-            await XCTAssertStep(try await g.next(), "returned()", "\(mode)")
-
-            let withValue = AsyncGenerator<Int, Void, String>(stackMode: mode) { y in
-                for i in 0..<3 { try y.yield(i) }
-                return "done"
-            }
-            _ = try await withValue.next()
-            await Task { withUnsafeCurrentTask { $0?.cancel() }; _ = try? await withValue.next() }.value
-            await XCTAssertThrowsAsync(try await withValue.next()) { XCTAssertEqual($0 as? GeneratorError, .closed) }
-            var rest: [Int] = []
-            for try await v in withValue { rest.append(v) }
-            XCTAssertEqual(rest, [], "a for-in over it ends")
-        }
-    }
-
-    // A reader that was not cancelled, queued behind the one being served when another reader
-    // is cancelled while queued: it gets its value (its place came first), the generator ends
-    // at the cancelled one's place, readers after it see the end.
-    func testACancellationTakesEffectAtItsPlaceInTheQueue() async throws {
+    // A read queued behind the one being served is cancelled: it throws at once; the served one
+    // and the one queued behind it get their values, in order; the body is never cancelled.
+    func testACancelledQueuedReadIsWithdrawnAndTheOthersKeepTheirPlaces() async throws {
         for mode in stackModes {
             let go = DispatchSemaphore(value: 0)
             let log = Log()
@@ -174,12 +146,113 @@ final class AsyncGeneratorReadersTests: XCTestCase {
             try await eventually { g.storage.state.withLock { $0.waitingCount } == 2 }
             second.cancel()
             await XCTAssertThrowsAsync(try await second.value) { XCTAssertTrue($0 is CancellationError) }
-            XCTAssertEqual(log.all, [], "the generator goes on for the request before the cancelled one")
+            XCTAssertEqual(g.storage.state.withLock { $0.waitingCount }, 1, "\(mode): withdrawn from the queue")
             go.signal()
             await XCTAssertStep(try await first.value, "yielded(0)", "\(mode)")
-            await XCTAssertStep(try await third.value, "returned()", "\(mode): the end, after the cancelled place")
-            XCTAssertEqual(log.all, ["cleanup"])
+            go.signal()
+            await XCTAssertStep(try await third.value, "yielded(1)", "\(mode)")
+            XCTAssertEqual(log.all, [], "\(mode): the body goes on")
+            XCTAssertFalse(g.isCancelled)
         }
+    }
+
+    // The step being produced for a cancelled reader is not lost: with `Input == Void` it goes
+    // to the next read, kept in one slot without resuming the body (no buffer); with another
+    // `Input`, it answered that reader's input: dropped, and the next read resumes the body with
+    // its own input.
+    func testTheStepOfAWithdrawnReadGoesToTheNextReadOrIsDroppedWithItsInput() async throws {
+        for mode in stackModes {
+            let go = DispatchSemaphore(value: 0)
+            let produced = EventCounter()
+            let plain = AsyncGenerator<Int, Void, Void>(stackMode: mode) { y in
+                var i = 0
+                while true {
+                    _ = rj_await { done in DispatchQueue.global().async { go.wait(); done(nil, nil) } }
+                    produced.add("value")
+                    try y.yield(i)
+                    i += 1
+                }
+            }
+            let reader = Task { try await plain.next() }
+            try await eventually { plain.state == .running }
+            reader.cancel()
+            await XCTAssertThrowsAsync(try await reader.value) { XCTAssertTrue($0 is CancellationError) }
+            go.signal()
+            try await eventually { plain.state == .suspended }
+            XCTAssertEqual(plain.storage.state.withLock { $0.aheadCount }, 1, "\(mode): kept in one slot")
+            XCTAssertEqual(produced["value"], 1, "\(mode): the body was not resumed for more")
+            await XCTAssertStep(try await plain.next(), "yielded(0)", "\(mode): the next read gets it")
+            XCTAssertEqual(produced["value"], 1, "\(mode): answered from the slot")
+
+            let inputs = Log()
+            let echo = AsyncGenerator<Int, Int, Void>(stackMode: mode) { y in
+                var input = 0
+                while true {
+                    _ = rj_await { done in DispatchQueue.global().async { go.wait(); done(nil, nil) } }
+                    input = try y.yield(input * 10)
+                    inputs.add("\(input)")
+                }
+            }
+            go.signal()
+            await XCTAssertStep(try await echo.next(0), "yielded(0)")
+            let sender = Task { try await echo.next(1) }
+            try await eventually { echo.state == .running }
+            sender.cancel()
+            await XCTAssertThrowsAsync(try await sender.value) { XCTAssertTrue($0 is CancellationError) }
+            go.signal()                                   // the step for 1: dropped
+            try await eventually { echo.state == .suspended }
+            XCTAssertEqual(echo.storage.state.withLock { $0.aheadCount }, 0, "\(mode): nothing kept")
+            go.signal()
+            await XCTAssertStep(try await echo.next(2), "yielded(20)", "\(mode): its own input")
+            XCTAssertEqual(inputs.all, ["1", "2"])
+        }
+    }
+
+    // A reader that comes after the last reader's cancellation ended the body (it reached the
+    // generator through a weak reference, after the loop's request was made) sees a normal end,
+    // never CancellationError: `.returned(())` for a Void generator.
+    func testAReaderThatComesAfterTheLastReadersCancellationSeesTheEnd() async throws {
+        // The test looks at the storage (a reference to it is not one to the generator: loading
+        // the weak reference to the generator would make a reader for a moment).
+        final class Refs: @unchecked Sendable {
+            private let lock = NSLock()
+            private weak var weakGen: AsyncGenerator<Int, Void, Void>?
+            private var strongStorage: AsyncGeneratorStorage<Int, Void, Void>?
+            var gen: AsyncGenerator<Int, Void, Void>? {
+                get { lock.withLock { weakGen } }
+                set { lock.withLock { weakGen = newValue } }
+            }
+            var storage: AsyncGeneratorStorage<Int, Void, Void>? {
+                get { lock.withLock { strongStorage } }
+                set { lock.withLock { strongStorage = newValue } }
+            }
+        }
+        let refs = Refs()
+        let go = DispatchSemaphore(value: 0)
+        @Sendable func make() -> AsyncGenerator<Int, Void, Void> {
+            let gen = AsyncGenerator<Int, Void, Void> { y in
+                _ = rj_await { done in DispatchQueue.global().async { go.wait(); done(nil, nil) } }
+                try y.yield(1)
+            }
+            refs.gen = gen
+            refs.storage = gen.storage
+            return gen
+        }
+        // The loop's iterator holds the only reference (a `let` holding it too would be another).
+        let loop = Task { for try await _ in make() {} }
+        // Until the loop waits for its read (its continuation is in the machine).
+        try await eventually {
+            refs.storage?.state.withLock { m in
+                if case .running(let turn) = m.body, case .request(let r) = turn.serving, case .task = r.waiter { return true }
+                return false
+            } ?? false
+        }
+        let late = refs.gen!
+        loop.cancel()
+        await XCTAssertThrowsAsync(try await loop.value) { XCTAssertTrue($0 is CancellationError) }
+        go.signal()
+        await XCTAssertStep(try await late.next(), "returned()")
+        XCTAssertTrue(late.isCancelled)
     }
 
     // Issue 43, 1: `return` on a buffered generator running ahead: nothing it produced comes
@@ -201,6 +274,24 @@ final class AsyncGeneratorReadersTests: XCTestCase {
             await XCTAssertStep(try await g.return(()), "returned()")
             XCTAssertEqual(log.all, ["cleanup"], "the cleanup ran before the return's answer")
             await XCTAssertStep(try await g.next(), "returned()", "\(mode): nothing after the return")
+        }
+    }
+
+    // Issue 52, 2: the same on a buffered generator that ran ahead to its end: the values it
+    // kept are dropped by the return too (they came out after it).
+    func testReturnOnABufferedGeneratorThatRanAheadToItsEndLetsNoValueOut() async throws {
+        for mode in stackModes {
+            let g = AsyncGenerator<Int, Void, Void>(bufferingUpTo: 3, stackMode: mode) { y in for i in 0..<3 { try y.yield(i) } }
+            await XCTAssertStep(try await g.next(), "yielded(0)")
+            try await eventually { g.state == .completed }
+            await XCTAssertStep(try await g.return(()), "returned()")
+            await XCTAssertStep(try await g.next(), "returned()", "\(mode)")
+            await XCTAssertStep(try await g.next(), "returned()", "\(mode)")
+            let thrown = AsyncGenerator<Int, Void, Void>(bufferingUpTo: 3, stackMode: mode) { y in for i in 0..<3 { try y.yield(i) } }
+            _ = try await thrown.next()
+            try await eventually { thrown.state == .completed }
+            await XCTAssertThrowsAsync(try await thrown.throw(CancellationError())) { XCTAssertTrue($0 is CancellationError) }
+            await XCTAssertStep(try await thrown.next(), "returned()", "\(mode): nothing after the throw")
         }
     }
 
@@ -229,4 +320,3 @@ final class AsyncGeneratorReadersTests: XCTestCase {
         }
     }
 }
-

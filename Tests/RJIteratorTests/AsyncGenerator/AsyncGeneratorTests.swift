@@ -77,7 +77,8 @@ final class AsyncGeneratorTests: XCTestCase {
         let key = DispatchSpecificKey<String>()
         queue.setSpecific(key: key, value: "mine")
         let gen = AsyncGenerator<String?, Void, Void>(on: queue) { y in
-            _ = rj_await(answerLater(0))
+            // (Later than the body's suspension: work that completes before it is not waited for.)
+            _ = rj_await(answerLater(0, after: 0.02))
             try y.yield(DispatchQueue.getSpecific(key: key))
         }
         let step = try await gen.next()

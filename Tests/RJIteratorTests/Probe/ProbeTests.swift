@@ -361,6 +361,19 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(r.status, 0)
     }
 
+    // Issue 52: a body that swallows the cancellation of its yields no longer holds its last
+    // reader: the reader is answered within 200 ms, the body reported (it ignored its
+    // cancellation) and closed as on release, its cleanups run.
+    func testABodyThatSwallowsItsLastReadersCancellationIsReportedAndClosed() throws {
+        let r = try probe("async-cancellation-swallowed")
+        // The reader is answered first; the body is closed on the generator's queue meanwhile.
+        XCTAssertEqual(Set(r.stdout.split(separator: "\n").map(String.init)),
+                       ["body closed", "reader got CancellationError within 200 ms: true", "probe finished"], r.stdout)
+        XCTAssertTrue(r.stderr.contains("RJIterator: the async generator made at rj_probe/main.swift:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("ignored its cancellation"), r.stderr)
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
     // Issue 29: in every build (CI runs this suite optimised too), once per await, with the
     // await's file and line.
     func testACallbackCalledTwiceIsReportedOncePerAwaitWithItsSite() throws {

@@ -21,6 +21,7 @@ final class Log: @unchecked Sendable {
     private var items: [String] = []
     func add(_ s: String) { lock.withLock { items.append(s) } }
     var all: [String] { lock.withLock { items } }
+    func clear() { lock.withLock { items = [] } }
 }
 
 /// Counts live instances, to prove a stack's references are released.
