@@ -141,7 +141,7 @@ final class AsyncGeneratorStorage<Element: Sendable, Input: Sendable, Return: Se
     /// refused: said on stderr, and the body closed as on release (`GeneratorExit` at its `yield`).
     @usableFromInline @inline(never)
     func closeIgnoringCancellation() {
-        rj_report("RJIterator: the async generator made at \(core.record.site) ignored its cancellation: its last reader was "
+        rj_report("RJIterator: the AsyncGenerator made at \(core.record.siteText) ignored its cancellation: its last reader was "
                   + "cancelled, and its body caught the CancellationError of a yield and yielded again; the reader has its "
                   + "CancellationError, and the body is closed as on release. Let CancellationError go on from a yield")
         closeAsOnRelease()

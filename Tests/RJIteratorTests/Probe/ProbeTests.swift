@@ -369,7 +369,7 @@ final class ProbeTests: XCTestCase {
         // The reader is answered first; the body is closed on the generator's queue meanwhile.
         XCTAssertEqual(Set(r.stdout.split(separator: "\n").map(String.init)),
                        ["body closed", "reader got CancellationError within 200 ms: true", "probe finished"], r.stdout)
-        XCTAssertTrue(r.stderr.contains("RJIterator: the async generator made at rj_probe/main.swift:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("RJIterator: the AsyncGenerator made at rj_probe/main.swift:"), r.stderr)
         XCTAssertTrue(r.stderr.contains("ignored its cancellation"), r.stderr)
         XCTAssertEqual(r.status, 0, r.stderr)
     }
