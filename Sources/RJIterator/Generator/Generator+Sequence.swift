@@ -83,10 +83,15 @@ func forInFailed(_ error: any Error, reading site: UInt64, throughTee: Bool) {
     var origin = ""
     // The same error, left by a for-in inside that generator's body: say which loop is where.
     if let inner = ForInInBody.last.withLock({ $0 }), inner.body == site, inner.error == describe(error) {
+        if inner.read == site {
+            fatalError(
+                "RJIterator: the body of \(read) read its own generator with a for-in: a running generator cannot be "
+                    + "read (GeneratorError.alreadyRunning), so that loop ended at once, the body ended by throwing the "
+                    + "error, and the for-in outside any body that read it cannot rethrow it. Do not read a generator "
+                    + "from its own body: yield the values there, or read another generator")
+        }
         origin = " It comes from a for-in inside that generator's body, which read the Generator made at "
-            + CoroutineRecord.text(of: inner.read)
-            + (inner.read == site ? " (its own generator, running: a body cannot read it)" : "")
-            + ": that loop ended there, and the body ended by throwing the error."
+            + CoroutineRecord.text(of: inner.read) + ": that loop ended there, and the body ended by throwing the error."
     }
     fatalError(
         "RJIterator: a for-in outside any generator body read \(read), whose body threw \(describe(error)); "
