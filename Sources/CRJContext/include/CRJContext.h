@@ -37,8 +37,12 @@ extern "C" {
 
 /* A word of the core that this header's inline functions read in the Swift modules' code:
  * hidden, since those modules are linked into the same image as the core, so that a read is
- * one PC-relative load and not a load of its address first (through the GOT). */
+ * one PC-relative load and not a load of its address first (through the GOT). A core built as
+ * a shared library of its own and read from another image defines it empty (default
+ * visibility), as the C tests' shared-library run does. */
+#ifndef RJ_INLINE_WORD
 #define RJ_INLINE_WORD __attribute__((visibility("hidden")))
+#endif
 
 typedef struct rj_coro rj_coro;
 typedef void (*rj_coro_entry)(void *_Nullable arg);
