@@ -102,11 +102,10 @@ static uint64_t rj_new_id(void) {
 #define RJ_ADOPT_MARGIN ((size_t)4096)
 /* A shared-stack coroutine adopts only while it uses at most this much of its run stack: its
  * frames are copied out and back whenever another coroutine takes its run stack in between,
- * and adopted frames make every such copy larger. Counted (docs/performance.md, "Adoption on
- * shared stacks"): two chains of 100 delegating generators read in lock-step on one run stack
- * cost 118,704 instructions a pair of values unbounded, 1,649 with this bound (a coroutine per
- * level: 1,678); a walk alone on its run stack pays 7% for the levels past the bound, which
- * start coroutines of their own. */
+ * and adopted frames make every such copy larger. Chosen by counting instructions
+ * (docs/performance.md, "Adoption on shared stacks"): unbounded, chains read in lock-step copy
+ * all their adopted frames at every turn; bounded, levels past the bound start coroutines of
+ * their own. */
 #define RJ_SHARED_ADOPT_BOUND ((size_t)4096)
 
 uint64_t rj_unique_id(void) { return rj_new_id(); }

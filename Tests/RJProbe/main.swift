@@ -146,6 +146,18 @@ case "forin-reads-itself":
         try y.yield(1)
     }
     for x in gen { say("outer got \(x)") }
+case "forin-recursive-throws":
+    // Every level of a recursive generator is made at one line; the deepest throws, each level's
+    // for-in passes the error to its body, and the outermost for-in (outside any body) stops.
+    struct Deepest: Error {}
+    func level(_ n: Int) -> Generator<Int, Void, Void> {
+        Generator { y in
+            if n == 0 { throw Deepest() }
+            for x in level(n - 1) { try y.yield(x) }
+        }
+    }
+    say("made at line \(#line - 5)")
+    for x in level(3) { say("got \(x)") }
 case "ignored-close":
     do {
         let gen = Generator<Int, Void, Void> { y in

@@ -152,7 +152,7 @@ extension SwitchRows {
         bench.ratio("Generator.next / inline switch", generatorNext, over: rawInline, target: nil)
         bench.ratio("Generator.next / V8 generator next", generatorNext, over: peers.v8Generator, target: 1.0)
         bench.ratio("RJIterator.next + as? / Python generator send", rjIteratorNext, over: peers.pythonGenerator, target: 0.8,
-                    why: "most of it is Swift's: the caller's as? Int (swift_dynamicCast) and the body's Any? assignment are 389 of its 686 instructions, and the same values with no switch take 614 (docs/performance.md, the seed API)")
+                    why: "most of it is Swift's: the caller's as? Int (swift_dynamicCast) and the body's Any? assignment are about half of its instructions, and the same values with no switch take nearly as many (docs/performance.md, the seed API)")
         bench.ratio("RJIterator.next + as? / Generator.next", rjIteratorNext, over: generatorNext, target: 2.0,
                     why: "the seed API's values are Any?: casting and assigning them alone costs about 2x a Generator.next (row \"the same Any? traffic, plain method call\")")
         bench.ratio("RJIterator.next + value(as:) / Python generator send", rjIteratorNextTyped, over: peers.pythonGenerator, target: nil)

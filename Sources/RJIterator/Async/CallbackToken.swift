@@ -76,7 +76,7 @@ final class CallbackToken: @unchecked Sendable {
             calledOnBody = true
             return
         }
-        settle(RJResult(value: value, error: error, done: false))
+        handOver(RJResult(value: value, error: error, done: false))
     }
 
     /// A later call (`earlier` calls before it): ignored; the second is reported, once per await
@@ -89,7 +89,7 @@ final class CallbackToken: @unchecked Sendable {
     /// The first call, on another thread: hands `result` to the body (before it registered) or
     /// completes the await it registered.
     @usableFromInline
-    final func settle(_ result: RJResult) {
+    final func handOver(_ result: RJResult) {
         if state.compareExchange(expected: Self.armed, desired: Self.calling, ordering: .acquiringAndReleasing).exchanged {
             early = result
             if state.compareExchange(expected: Self.calling, desired: Self.ready, ordering: .acquiringAndReleasing).exchanged { return }
@@ -118,13 +118,6 @@ final class CallbackToken: @unchecked Sendable {
     @usableFromInline
     final func takeEarly() -> RJResult {
         exchange(&early, with: RJResult())
-    }
-
-    /// Nobody else holds the token and it was never called (the work dropped the callback): it
-    /// counts as called, so that nothing reports it again.
-    @usableFromInline
-    final func markDropped() {
-        calls.store(1, ordering: .relaxed)
     }
 
     deinit {

@@ -84,7 +84,6 @@ func awaitLater(_ token: consuming CallbackToken, in host: _RJAwaitHost, as kind
     }
     if unique {
         // The work let the callback go uncalled (no call is in progress: a caller holds it).
-        token.markDropped()
         host.spareToken = token
         return RJResult(value: nil, error: RJAsyncError.callbackDropped, done: false)
     }

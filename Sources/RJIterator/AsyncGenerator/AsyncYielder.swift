@@ -113,8 +113,7 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     /// The await host of this yielder's body (its async generator's storage).
     @inlinable
     var awaitHost: _RJAwaitHost {
-        _ = runningBody()
-        return host._withUnsafeGuaranteedRef { Unmanaged<_RJAwaitHost>.fromOpaque($0.client.unsafelyUnwrapped.toOpaque()).takeUnretainedValue() }
+        _RJAwaitHost.host(of: runningBody()).unsafelyUnwrapped.takeUnretainedValue()
     }
 
     /// A forwarded step of `yieldAll(_:)` threw `error`: `nil` when the inner completed by closing,

@@ -59,7 +59,7 @@ public struct GeneratorIterator<Element, Return>: IteratorProtocol {
             case .returned: return nil
             }
         } catch {
-            forInFailed(error, reading: generator.record.site, throughTee: false)
+            forInFailed(error, reading: generator.record.site, generator: Unmanaged.passUnretained(generator).toOpaque(), throughTee: false)
             return nil
         }
     }
@@ -67,13 +67,15 @@ public struct GeneratorIterator<Element, Return>: IteratorProtocol {
 
 /// A for-in over a generator (or a tee reader) whose body threw: the error goes to the running
 /// generator body, if any; elsewhere the program stops (`Generator`'s `Sequence` conformance).
-/// `site`: where the generator read was made.
+/// `site`: where the generator read was made; `generator`: that generator (nil through a tee).
 @usableFromInline @inline(never)
-func forInFailed(_ error: any Error, reading site: UInt64, throughTee: Bool) {
+func forInFailed(_ error: any Error, reading site: UInt64, generator: UnsafeMutableRawPointer?, throughTee: Bool) {
     if let current = rj_coro_current(), let owner = rj_coro_owner(current) {
         // Kept on the coroutine host: the runner, for a body adopted on its stack (Adoption.swift).
         Unmanaged<_RJCoroutineHost>.fromOpaque(owner)._withUnsafeGuaranteedRef { body in
-            ForInInBody.last.withLock { $0 = ForInInBody(body: body.record.site, read: site, error: describe(error)) }
+            let left = ForInInBody(body: body.record.site, bodyGenerator: UInt(bitPattern: owner), read: site,
+                                   readGenerator: UInt(bitPattern: generator), error: describe(error))
+            ForInInBody.last.withLock { $0 = left }
             let host = body.adoption?.pointee.runner ?? Unmanaged.passUnretained(body)
             host._withUnsafeGuaranteedRef { $0.machine.deferError(error) }
         }
@@ -82,8 +84,11 @@ func forInFailed(_ error: any Error, reading site: UInt64, throughTee: Bool) {
     let read = "the Generator made at \(CoroutineRecord.text(of: site))" + (throughTee ? ", through a tee reader" : "")
     var origin = ""
     // The same error, left by a for-in inside that generator's body: say which loop is where.
-    if let inner = ForInInBody.last.withLock({ $0 }), inner.body == site, inner.error == describe(error) {
-        if inner.read == site {
+    // Matched by the generators themselves where known: in a recursive generator every level is
+    // made at one line.
+    if let inner = ForInInBody.last.withLock({ $0 }), inner.body == site, inner.error == describe(error),
+       generator == nil || inner.bodyGenerator == UInt(bitPattern: generator) {
+        if inner.readGenerator != 0, inner.readGenerator == inner.bodyGenerator {
             fatalError(
                 "RJIterator: the body of \(read) read its own generator with a for-in: a running generator cannot be "
                     + "read (GeneratorError.alreadyRunning), so that loop ended at once, the body ended by throwing the "
@@ -109,7 +114,7 @@ func describe(_ error: any Error) -> String {
 /// The last error a for-in inside a generator's body left to that body (`forInFailed`): what the
 /// message of a for-in outside any body quotes when that body then threw the same error.
 struct ForInInBody: Sendable {
-    let body: UInt64, read: UInt64, error: String
+    let body: UInt64, bodyGenerator: UInt, read: UInt64, readGenerator: UInt, error: String
     static let last = RJMutex<ForInInBody?>(nil)
 }
 

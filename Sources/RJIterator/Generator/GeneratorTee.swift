@@ -89,7 +89,7 @@ extension TeeReader: Sequence {
             do {
                 return try reader.nextValue()
             } catch {
-                forInFailed(error, reading: reader.source.site, throughTee: true)
+                forInFailed(error, reading: reader.source.site, generator: nil, throughTee: true)
                 return nil
             }
         }

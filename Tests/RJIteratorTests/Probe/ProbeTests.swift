@@ -236,6 +236,20 @@ final class ProbeTests: XCTestCase {
         XCTAssertTrue(r.signaled)
     }
 
+    // A recursive generator's levels are all made at one line: the message says the error came
+    // from a for-in inside the body, which read another generator of that line, not that the
+    // body read its own generator.
+    func testAForInOfARecursiveGeneratorThatThrowsDoesNotSayItReadItself() throws {
+        let r = try probe("forin-recursive-throws")
+        let site = "rj_probe/main.swift:\(try said(r, "made at line "))"
+        XCTAssertTrue(r.stderr.contains("RJIterator: a for-in outside any generator body read the Generator made at \(site), "
+                                        + "whose body threw Deepest()"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("It comes from a for-in inside that generator's body, which read the Generator made at \(site)"),
+                      r.stderr)
+        XCTAssertFalse(r.stderr.contains("read its own generator"), r.stderr)
+        XCTAssertTrue(r.signaled)
+    }
+
     func testGeneratorIgnoringCloseIsReportedAndAbandoned() throws {
         // The abandoned body leaks what its frames hold, by design and documented: in an ASan
         // build, LeakSanitizer is told not to fail the probe for it.
