@@ -98,8 +98,13 @@ static uint64_t rj_new_id(void) {
  * while the stack left below the caller is at least what the adopted generator was promised
  * (its stack size, the default one for 0) and a margin for the frames between: a body never
  * has less stack adopted than it would have had on a stack of its own. Every stack reserves
- * address space below its nominal size for this (rj_stack.c, rj_reserve_for). */
+ * address space below its nominal size for this (rj_stack.c, rj_reserve_for). A sanitizer's
+ * frames are several times larger (docs/context-switching.md, "Stacks"): so is the margin. */
+#if RJ_ASAN || RJ_TSAN
+#define RJ_ADOPT_MARGIN ((size_t)16384)
+#else
 #define RJ_ADOPT_MARGIN ((size_t)4096)
+#endif
 /* A shared-stack coroutine adopts only while it uses at most this much of its run stack: its
  * frames are copied out and back whenever another coroutine takes its run stack in between,
  * and adopted frames make every such copy larger. Chosen by counting instructions
@@ -115,6 +120,7 @@ size_t rj_coro_stack_used(const rj_coro *c) {
     return here < c->stack_lo || here > c->stack_hi ? 0 : (size_t)(c->stack_hi - here);
 }
 size_t rj_shared_adopt_bound(void) { return RJ_SHARED_ADOPT_BOUND; }
+size_t rj_adopt_margin(void) { return RJ_ADOPT_MARGIN; }
 
 uint64_t rj_coro_adopt(rj_coro *c, void *owner, size_t promise) {
     const char *here = __builtin_frame_address(0);

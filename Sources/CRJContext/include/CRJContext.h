@@ -185,7 +185,8 @@ static inline void *_Nullable rj_close_signal_publish(void *_Nonnull cell) {
 /* Adoption (rj_context.c): the body running on c (the caller) runs the body of `owner`, a
  * generator that has not started, as a nested call on c's stack. Returns 0, changing nothing,
  * when the stack left below the caller is less than `promise` (the adopted generator's stack
- * size, 0 for the default) and a margin; otherwise a new id, and c's owner and id are now
+ * size, 0 for the default) and a margin, or when c is a shared-stack coroutine past its
+ * bound (rj_shared_adopt_bound); otherwise a new id, and c's owner and id are now
  * the adopted body's. When the adopted body ends, the adopter puts its own back with
  * rj_coro_set_body. */
 uint64_t rj_coro_adopt(rj_coro *_Nonnull c, void *_Nullable owner, size_t promise);
@@ -196,6 +197,9 @@ uint64_t rj_unique_id(void);
  * coroutine); and how many of them a shared-stack coroutine may use and still adopt. */
 size_t rj_coro_stack_used(const rj_coro *_Nonnull c);
 size_t rj_shared_adopt_bound(void);
+/* The stack an adoption keeps beyond the adopted generator's promised size, for the frames
+ * between the check and its body (tests hold it). */
+size_t rj_adopt_margin(void);
 /* Says which body runs on c now: its owner (rj_coro_owner) and id (rj_coro_id). */
 static inline void rj_coro_set_body(rj_coro *_Nonnull c, void *_Nullable owner, uint64_t id) {
     ((rj_coro_head *)(void *)c)->owner = owner;

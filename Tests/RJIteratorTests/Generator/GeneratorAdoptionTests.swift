@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import CRJContext
 
 @testable import RJIterator
 
@@ -280,6 +281,25 @@ final class GeneratorAdoptionTests: DedicatedStackTestCase {
                 }
             }
             XCTAssertEqual(try yieldedValues(level(4)), (0...4).reversed().map { $0 * 1000 + use })
+        }
+    }
+
+    // The check that lets a delegate be adopted keeps its promised stack and a margin for the
+    // frames between the check and the delegate's body: in this build (debug, release,
+    // sanitized), those frames fit the margin. Counted from the delegating body's statement
+    // before `yieldAll`, above the check, so this overstates them.
+    func testTheFramesBetweenYieldAllAndAnAdoptedBodyFitTheMargin() throws {
+        try onBothBackends {
+            nonisolated(unsafe) var before = 0, inside = 0
+            let outer = Generator<Bool, Void, Void> { y in
+                before = rj_coro_stack_used(rj_coro_current()!)
+                try y.yieldAll(Generator<Bool, Void, Void> { y in
+                    inside = rj_coro_stack_used(rj_coro_current()!)
+                    try y.yield(runningBodyIsAdopted())
+                })
+            }
+            XCTAssertEqual(try outer.nextValue(), true)
+            XCTAssertLessThan(inside - before, rj_adopt_margin(), "the frames between yieldAll and the adopted body")
         }
     }
 
