@@ -35,13 +35,19 @@
 extern "C" {
 #endif
 
-/* A word of the core that this header's inline functions read in the Swift modules' code:
- * hidden, since those modules are linked into the same image as the core, so that a read is
- * one PC-relative load and not a load of its address first (through the GOT). A core built as
- * a shared library of its own and read from another image defines it empty (default
- * visibility), as the C tests' shared-library run does. */
+/* A word of the core that this header's inline functions read in Swift code, the package's and
+ * (through inlinable functions) its users': on Linux, where SwiftPM links the package into the
+ * image that uses it, hidden, so that a read is one PC-relative load and not a load of its
+ * address first (through the GOT). On Apple platforms, where Xcode may build a package as a
+ * framework of its own, and wherever the core is a shared library of its own (define it empty,
+ * as the C tests' shared-library run does), default visibility: a hidden word cannot be
+ * reached from another image. */
 #ifndef RJ_INLINE_WORD
+#if defined(__APPLE__)
+#define RJ_INLINE_WORD
+#else
 #define RJ_INLINE_WORD __attribute__((visibility("hidden")))
+#endif
 #endif
 
 typedef struct rj_coro rj_coro;

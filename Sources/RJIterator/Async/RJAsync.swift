@@ -230,7 +230,11 @@ public class RJAsyncTask: _RJAwaitHost, @unchecked Sendable {
 
     override final var awaitRecord: AwaitRecord { state.withLock { $0.awaits.record } }
 
-    /// Asked by every await: the lock word says "not cancelled" without the lock, unless it is held.
+    /// Whether the task was cancelled: its body's `rj_await`s give `CancellationError` at once.
+    ///
+    /// ```swift
+    /// if task.isCancelled { print("cancelled") }
+    /// ```
     public override final var isCancelled: Bool {
         if state.carries(RJAsyncTaskStateMachine.notCancelledHint) { return false }
         return state.withLock { $0.awaits.cancelled }

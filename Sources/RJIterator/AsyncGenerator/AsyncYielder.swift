@@ -98,7 +98,6 @@ public struct AsyncYielder<Element: Sendable, Input: Sendable> {
     /// ```
     @inlinable
     public func yieldAll<R>(_ inner: AsyncGenerator<Element, Input, R>) throws -> R {
-        // This body's await host, found once: each step awaits in it.
         let awaiting = awaitHost
         let storage = inner.storage
         return try delegateAll(from: host, runner: host, first: storage.awaitStep(.delegate, in: awaiting), handOut: handOut, step: { operation in

@@ -84,8 +84,7 @@ func forInFailed(_ error: any Error, reading site: UInt64, generator: UnsafeMuta
     let read = "the Generator made at \(CoroutineRecord.text(of: site))" + (throughTee ? ", through a tee reader" : "")
     var origin = ""
     // The same error, left by a for-in inside that generator's body: say which loop is where.
-    // Matched by the generators themselves where known: in a recursive generator every level is
-    // made at one line.
+    // Matched by the generators where known (a recursive generator's levels share one line).
     if let inner = ForInInBody.last.withLock({ $0 }), inner.body == site, inner.error == describe(error),
        generator == nil || inner.bodyGenerator == UInt(bitPattern: generator) {
         if inner.readGenerator != 0, inner.readGenerator == inner.bodyGenerator {
